@@ -1,0 +1,30 @@
+# Makefile for the snowflake extension (PGXS)
+
+EXTENSION   = snowflake
+EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(srcdir)/snowflake.control)
+MODULE_big  = snowflake
+OBJS        = src/snowflake.o src/guc.o src/layout.o src/shmem.o src/hwm.o \
+              src/generator.o src/type_io.o src/operators.o src/functions.o \
+              src/status.o src/worker.o
+DATA        = $(wildcard $(srcdir)/sql/snowflake--*.sql)
+PGFILEDESC  = "snowflake - time-ordered 64-bit identifiers"
+PG_CPPFLAGS = -I$(srcdir)/src -DSNOWFLAKE_VERSION=\"$(EXTVERSION)\"
+
+# pg_regress and the isolation tester start their own server with the
+# library preloaded (test/snowflake.conf), so "make installcheck" never
+# touches a running server.  Run it as an unprivileged user after
+# "make install"; test/run.sh does all of that.
+REGRESS        = extension type_io operators generate functions guc status
+REGRESS_OPTS   = --temp-instance=./tmp_check_regress \
+                 --temp-config=$(srcdir)/test/snowflake.conf
+ISOLATION      = generate_interleaved rollback_not_reused
+ISOLATION_OPTS = --inputdir=$(srcdir)/test/isolation \
+                 --temp-instance=./tmp_check_iso \
+                 --temp-config=$(srcdir)/test/snowflake.conf
+TAP_TESTS      = 1
+PROVE_TESTS    = test/t/*.pl
+EXTRA_CLEAN    = tmp_check_regress tmp_check_iso output_iso
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

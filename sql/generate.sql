@@ -1,0 +1,76 @@
+--
+-- snowflake_nextval() and snowflake_currval().  Generated IDs change from
+-- run to run, so only properties are printed, never the IDs.
+--
+
+-- nothing generated yet in this session
+SELECT snowflake_currval();
+
+-- currval follows nextval
+SELECT snowflake_nextval() = snowflake_currval() AS currval_matches;
+
+-- the ID carries this server's node ID and the current time
+SELECT snowflake_node_id(id) AS node_id,
+       abs(extract(epoch FROM snowflake_timestamp(id) - clock_timestamp())) < 5 AS time_is_now
+  FROM (SELECT snowflake_nextval() AS id) s;
+
+-- strictly increasing within a statement and across statements
+CREATE TEMP TABLE gen AS
+  SELECT n, snowflake_nextval() AS id FROM generate_series(1, 100000) n;
+SELECT count(*) AS ids, count(DISTINCT id) AS distinct_ids,
+       bool_and(id > prev) AS increasing
+  FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM gen) s;
+SELECT snowflake_nextval() > (SELECT max(id) FROM gen) AS later_is_larger;
+
+-- within each millisecond the sequence runs 0, 1, 2, ... without gaps:
+-- it restarts every millisecond (one session generates here)
+SELECT bool_and(first_seq = 0 AND last_seq = ids - 1) AS sequence_restarts
+  FROM (SELECT snowflake_timestamp(id), min(snowflake_seq(id)) AS first_seq,
+               max(snowflake_seq(id)) AS last_seq, count(*) AS ids
+          FROM gen GROUP BY 1) per_ms;
+SELECT bool_and(snowflake_node_id(id) = 7) AS all_node_7 FROM gen;
+
+-- as a column default, for bigint and snowflake keys
+CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), n int);
+CREATE TABLE events (id snowflake PRIMARY KEY DEFAULT snowflake_nextval(), n int);
+INSERT INTO orders (n) SELECT g FROM generate_series(1, 1000) g;
+INSERT INTO events (n) SELECT g FROM generate_series(1, 1000) g;
+SELECT (SELECT count(DISTINCT id) FROM orders) AS orders,
+       (SELECT count(DISTINCT id) FROM events) AS events,
+       (SELECT min(id) FROM events) > (SELECT max(id) FROM orders) AS events_later;
+-- a key's order is the insertion order
+SELECT bool_and(id > prev) AS ordered
+  FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM events) s;
+
+-- works in a read-only transaction (it writes nothing to the database)
+BEGIN TRANSACTION READ ONLY;
+SELECT snowflake_nextval() > (SELECT max(id) FROM events) AS read_only_ok;
+COMMIT;
+
+-- not transactional: IDs of a rolled-back transaction are not given out again
+BEGIN;
+SELECT snowflake_nextval() IS NOT NULL AS generated;
+SELECT snowflake_currval() AS rolled_back_id \gset
+ROLLBACK;
+SELECT snowflake_nextval() > :'rolled_back_id'::snowflake AS not_reused;
+
+-- parallel queries run; the generator is evaluated in the leader
+CREATE TABLE par AS SELECT g FROM generate_series(1, 100000) g;
+ANALYZE par;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT snowflake_nextval() FROM par WHERE g % 2 = 0;
+SELECT count(*) AS ids, count(DISTINCT id) AS distinct_ids
+  FROM (SELECT snowflake_nextval() AS id FROM par WHERE g % 2 = 0) s;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- the labels that make the above hold
+SELECT proname, provolatile, proparallel FROM pg_proc
+ WHERE proname IN ('snowflake_nextval', 'snowflake_currval') ORDER BY 1;
+
+DROP TABLE orders, events, par;

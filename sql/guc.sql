@@ -1,0 +1,47 @@
+--
+-- The snowflake.* settings: values, contexts, and who may change them
+--
+SELECT name, setting, unit, vartype, context, boot_val
+  FROM pg_settings WHERE name LIKE 'snowflake.%' ORDER BY name;
+
+SHOW snowflake.node_id;
+SHOW snowflake.epoch;
+
+-- settings that decide what an ID means need a restart, for everyone
+SET snowflake.node_id = 3;
+SET snowflake.epoch = '2020-01-01';
+SET snowflake.node_bits = 8;
+SET snowflake.sequence_bits = 14;
+ALTER SYSTEM SET snowflake.node_id = 3;
+ALTER SYSTEM RESET snowflake.node_id;
+
+-- clock settings are read from the configuration file only
+SET snowflake.clock_policy = 'error';
+SET snowflake.max_borrow = 0;
+SET snowflake.clock_check_interval = 0;
+
+-- and a non-superuser can change none of them
+CREATE ROLE snowflake_guc_user;
+SET ROLE snowflake_guc_user;
+SET snowflake.node_id = 3;
+SET snowflake.clock_policy = 'error';
+SET snowflake.reserve_ahead = 10;
+ALTER SYSTEM SET snowflake.node_id = 3;
+RESET ROLE;
+DROP ROLE snowflake_guc_user;
+
+-- the prefix is reserved: a misspelt setting is an error, not a silent no-op
+SET snowflake.nodeid = 3;
+
+-- values are validated when they are set (here, for a reload)
+ALTER SYSTEM SET snowflake.clock_policy = 'sometimes';
+ALTER SYSTEM SET snowflake.max_borrow = -1;
+ALTER SYSTEM SET snowflake.epoch = 'yesterday';
+ALTER SYSTEM SET snowflake.epoch = '2025-02-30';
+ALTER SYSTEM SET snowflake.epoch = '2999-01-01';
+ALTER SYSTEM SET snowflake.epoch = '1969-12-31 23:59:59Z';
+ALTER SYSTEM SET snowflake.node_id = 268435456;
+ALTER SYSTEM SET snowflake.node_id = -2;
+ALTER SYSTEM SET snowflake.sequence_bits = 0;
+ALTER SYSTEM SET snowflake.node_bits = 29;
+ALTER SYSTEM RESET ALL;

@@ -1,0 +1,463 @@
+/* sql/snowflake--1.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION snowflake" to load this file. \quit
+
+--
+-- This script holds DDL only.  Core objects are schema-qualified and every
+-- function is named with its exact argument types, so nothing earlier in
+-- the search_path can capture a reference.
+--
+
+------------------------------------------------------------------------
+-- The type
+------------------------------------------------------------------------
+
+CREATE TYPE snowflake;
+
+CREATE FUNCTION snowflake_in(pg_catalog.cstring) RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- output and binary send are int8's: the representation is the same
+CREATE FUNCTION snowflake_out(snowflake) RETURNS pg_catalog.cstring
+	AS 'int8out'
+	LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_recv(pg_catalog.internal) RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_recv'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_send(snowflake) RETURNS pg_catalog.bytea
+	AS 'int8send'
+	LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+
+-- LIKE int8 copies length, pass-by-value, alignment and storage
+CREATE TYPE snowflake (
+	INPUT = snowflake_in,
+	OUTPUT = snowflake_out,
+	RECEIVE = snowflake_recv,
+	SEND = snowflake_send,
+	LIKE = pg_catalog.int8
+);
+
+COMMENT ON TYPE snowflake IS 'time-ordered 64-bit identifier: milliseconds since an epoch, node ID, sequence';
+
+------------------------------------------------------------------------
+-- Casts
+--
+-- Assignment casts both ways: a snowflake goes into a bigint column
+-- (DEFAULT snowflake_nextval() on a bigint key) and integers go into a
+-- snowflake column, but expressions never switch type silently, which
+-- keeps "id = 42" unambiguous.  Into snowflake, negative values are
+-- rejected, so those casts need a function.
+------------------------------------------------------------------------
+
+CREATE CAST (snowflake AS pg_catalog.int8) WITHOUT FUNCTION AS ASSIGNMENT;
+
+CREATE FUNCTION snowflake(pg_catalog.int8) RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_from_int8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake(pg_catalog.int4) RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_from_int4'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (pg_catalog.int8 AS snowflake)
+	WITH FUNCTION snowflake(pg_catalog.int8) AS ASSIGNMENT;
+
+CREATE CAST (pg_catalog.int4 AS snowflake)
+	WITH FUNCTION snowflake(pg_catalog.int4) AS ASSIGNMENT;
+
+COMMENT ON FUNCTION snowflake(pg_catalog.int8) IS 'convert bigint to snowflake; negative values are rejected';
+COMMENT ON FUNCTION snowflake(pg_catalog.int4) IS 'convert integer to snowflake; negative values are rejected';
+
+------------------------------------------------------------------------
+-- Comparison functions.  All are int8's own, so they are exact and
+-- leakproof; the snowflake/bigint ones carry a planner support function
+-- that lets an index on a bigint column serve them (src/operators.c).
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_int8_support(pg_catalog.internal)
+	RETURNS pg_catalog.internal
+	AS 'MODULE_PATHNAME', 'snowflake_int8_support'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_eq(snowflake, snowflake) RETURNS pg_catalog.bool
+	AS 'int8eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ne(snowflake, snowflake) RETURNS pg_catalog.bool
+	AS 'int8ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(snowflake, snowflake) RETURNS pg_catalog.bool
+	AS 'int8lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_le(snowflake, snowflake) RETURNS pg_catalog.bool
+	AS 'int8le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_gt(snowflake, snowflake) RETURNS pg_catalog.bool
+	AS 'int8gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_ge(snowflake, snowflake) RETURNS pg_catalog.bool
+	AS 'int8ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_cmp(snowflake, snowflake) RETURNS pg_catalog.int4
+	AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_eq(snowflake, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'int8eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_ne(snowflake, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'int8ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(snowflake, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'int8lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_le(snowflake, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'int8le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_gt(snowflake, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'int8gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_ge(snowflake, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'int8ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_cmp(snowflake, pg_catalog.int8) RETURNS pg_catalog.int4
+	AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_eq(pg_catalog.int8, snowflake) RETURNS pg_catalog.bool
+	AS 'int8eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_ne(pg_catalog.int8, snowflake) RETURNS pg_catalog.bool
+	AS 'int8ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_lt(pg_catalog.int8, snowflake) RETURNS pg_catalog.bool
+	AS 'int8lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_le(pg_catalog.int8, snowflake) RETURNS pg_catalog.bool
+	AS 'int8le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_gt(pg_catalog.int8, snowflake) RETURNS pg_catalog.bool
+	AS 'int8gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_ge(pg_catalog.int8, snowflake) RETURNS pg_catalog.bool
+	AS 'int8ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT snowflake_int8_support;
+CREATE FUNCTION snowflake_cmp(pg_catalog.int8, snowflake) RETURNS pg_catalog.int4
+	AS 'btint8cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_hash(snowflake) RETURNS pg_catalog.int4
+	AS 'hashint8' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_hash_extended(snowflake, pg_catalog.int8)
+	RETURNS pg_catalog.int8
+	AS 'hashint8extended' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION snowflake_larger(snowflake, snowflake) RETURNS snowflake
+	AS 'int8larger' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION snowflake_smaller(snowflake, snowflake) RETURNS snowflake
+	AS 'int8smaller' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+
+------------------------------------------------------------------------
+-- Operators
+------------------------------------------------------------------------
+
+CREATE OPERATOR = (
+	LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel, MERGES, HASHES);
+CREATE OPERATOR <> (
+	LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (
+	LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_lt,
+	COMMUTATOR = >, NEGATOR = >=,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (
+	LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_le,
+	COMMUTATOR = >=, NEGATOR = >,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (
+	LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_gt,
+	COMMUTATOR = <, NEGATOR = <=,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (
+	LEFTARG = snowflake, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
+	COMMUTATOR = <=, NEGATOR = <,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+-- snowflake op bigint; each commutator is the bigint op snowflake below
+CREATE OPERATOR = (
+	LEFTARG = snowflake, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel, MERGES, HASHES);
+CREATE OPERATOR <> (
+	LEFTARG = snowflake, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (
+	LEFTARG = snowflake, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_lt,
+	COMMUTATOR = >, NEGATOR = >=,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (
+	LEFTARG = snowflake, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_le,
+	COMMUTATOR = >=, NEGATOR = >,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (
+	LEFTARG = snowflake, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_gt,
+	COMMUTATOR = <, NEGATOR = <=,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (
+	LEFTARG = snowflake, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_ge,
+	COMMUTATOR = <=, NEGATOR = <,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+-- bigint op snowflake
+CREATE OPERATOR = (
+	LEFTARG = pg_catalog.int8, RIGHTARG = snowflake, FUNCTION = snowflake_eq,
+	COMMUTATOR = =, NEGATOR = <>,
+	RESTRICT = eqsel, JOIN = eqjoinsel, MERGES, HASHES);
+CREATE OPERATOR <> (
+	LEFTARG = pg_catalog.int8, RIGHTARG = snowflake, FUNCTION = snowflake_ne,
+	COMMUTATOR = <>, NEGATOR = =,
+	RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (
+	LEFTARG = pg_catalog.int8, RIGHTARG = snowflake, FUNCTION = snowflake_lt,
+	COMMUTATOR = >, NEGATOR = >=,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (
+	LEFTARG = pg_catalog.int8, RIGHTARG = snowflake, FUNCTION = snowflake_le,
+	COMMUTATOR = >=, NEGATOR = >,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (
+	LEFTARG = pg_catalog.int8, RIGHTARG = snowflake, FUNCTION = snowflake_gt,
+	COMMUTATOR = <, NEGATOR = <=,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (
+	LEFTARG = pg_catalog.int8, RIGHTARG = snowflake, FUNCTION = snowflake_ge,
+	COMMUTATOR = <=, NEGATOR = <,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+------------------------------------------------------------------------
+-- Operator classes.  One btree and one hash family hold snowflake and
+-- bigint together, complete in all four type pairs, so that the planner
+-- may compare, sort, merge and hash across the two types.
+------------------------------------------------------------------------
+
+CREATE OPERATOR FAMILY snowflake_ops USING btree;
+
+CREATE OPERATOR CLASS snowflake_ops
+	DEFAULT FOR TYPE snowflake USING btree FAMILY snowflake_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 snowflake_cmp(snowflake, snowflake),
+	FUNCTION 2 pg_catalog.btint8sortsupport(pg_catalog.internal),
+	FUNCTION 4 pg_catalog.btequalimage(pg_catalog.oid);
+
+ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
+	OPERATOR 1 < (snowflake, pg_catalog.int8),
+	OPERATOR 2 <= (snowflake, pg_catalog.int8),
+	OPERATOR 3 = (snowflake, pg_catalog.int8),
+	OPERATOR 4 >= (snowflake, pg_catalog.int8),
+	OPERATOR 5 > (snowflake, pg_catalog.int8),
+	FUNCTION 1 (snowflake, pg_catalog.int8) snowflake_cmp(snowflake, pg_catalog.int8),
+
+	OPERATOR 1 < (pg_catalog.int8, snowflake),
+	OPERATOR 2 <= (pg_catalog.int8, snowflake),
+	OPERATOR 3 = (pg_catalog.int8, snowflake),
+	OPERATOR 4 >= (pg_catalog.int8, snowflake),
+	OPERATOR 5 > (pg_catalog.int8, snowflake),
+	FUNCTION 1 (pg_catalog.int8, snowflake) snowflake_cmp(pg_catalog.int8, snowflake),
+
+	OPERATOR 1 pg_catalog.< (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 2 pg_catalog.<= (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 3 pg_catalog.= (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 4 pg_catalog.>= (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 5 pg_catalog.> (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 1 (pg_catalog.int8, pg_catalog.int8) pg_catalog.btint8cmp(pg_catalog.int8, pg_catalog.int8);
+
+CREATE OPERATOR FAMILY snowflake_ops USING hash;
+
+CREATE OPERATOR CLASS snowflake_ops
+	DEFAULT FOR TYPE snowflake USING hash FAMILY snowflake_ops AS
+	OPERATOR 1 = ,
+	FUNCTION 1 snowflake_hash(snowflake),
+	FUNCTION 2 snowflake_hash_extended(snowflake, pg_catalog.int8);
+
+ALTER OPERATOR FAMILY snowflake_ops USING hash ADD
+	OPERATOR 1 = (snowflake, pg_catalog.int8),
+	OPERATOR 1 = (pg_catalog.int8, snowflake),
+	OPERATOR 1 pg_catalog.= (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 1 pg_catalog.hashint8(pg_catalog.int8),
+	FUNCTION 2 pg_catalog.hashint8extended(pg_catalog.int8, pg_catalog.int8);
+
+-- time-ordered keys suit BRIN: one summary per block range
+CREATE OPERATOR CLASS snowflake_minmax_ops
+	DEFAULT FOR TYPE snowflake USING brin AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 pg_catalog.brin_minmax_opcinfo(pg_catalog.internal),
+	FUNCTION 2 pg_catalog.brin_minmax_add_value(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+	FUNCTION 3 pg_catalog.brin_minmax_consistent(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal),
+	FUNCTION 4 pg_catalog.brin_minmax_union(pg_catalog.internal, pg_catalog.internal, pg_catalog.internal);
+
+ALTER OPERATOR FAMILY snowflake_minmax_ops USING brin ADD
+	OPERATOR 1 < (snowflake, pg_catalog.int8),
+	OPERATOR 2 <= (snowflake, pg_catalog.int8),
+	OPERATOR 3 = (snowflake, pg_catalog.int8),
+	OPERATOR 4 >= (snowflake, pg_catalog.int8),
+	OPERATOR 5 > (snowflake, pg_catalog.int8);
+
+------------------------------------------------------------------------
+-- Aggregates
+------------------------------------------------------------------------
+
+CREATE AGGREGATE min(snowflake) (
+	SFUNC = snowflake_smaller,
+	STYPE = snowflake,
+	COMBINEFUNC = snowflake_smaller,
+	SORTOP = <,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE max(snowflake) (
+	SFUNC = snowflake_larger,
+	STYPE = snowflake,
+	COMBINEFUNC = snowflake_larger,
+	SORTOP = >,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE min(snowflake) IS 'minimum value of all snowflake input values';
+COMMENT ON AGGREGATE max(snowflake) IS 'maximum value of all snowflake input values';
+
+------------------------------------------------------------------------
+-- Generation
+--
+-- snowflake_nextval() is VOLATILE and, like nextval(), not transactional:
+-- an ID handed out in a transaction that rolls back is never reissued.
+-- Its state is in shared memory, so it would be correct in a parallel
+-- worker, but it also records the ID for this session's
+-- snowflake_currval(), which is backend-local state a parallel worker
+-- could not hand back to the leader.  Hence PARALLEL RESTRICTED: a
+-- parallel query still runs, with the generator evaluated in the leader.
+-- It writes nothing to the database (a high-water mark file at most),
+-- so it works in read-only transactions.
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_nextval() RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_nextval'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION snowflake_currval() RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_currval'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION snowflake_nextval() IS 'generate a new snowflake ID, unique across this server and distinct from other nodes by snowflake.node_id';
+COMMENT ON FUNCTION snowflake_currval() IS 'the last snowflake ID generated in this session';
+
+------------------------------------------------------------------------
+-- Decoding and constructing
+--
+-- STABLE, not IMMUTABLE: the result depends on snowflake.epoch and the
+-- field widths, which cannot change while the server runs but can across
+-- a restart.  Each decoder also takes bigint, for bigint key columns.
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_decode(id snowflake,
+	OUT ts pg_catalog.timestamptz, OUT node_id pg_catalog.int4, OUT seq pg_catalog.int4)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'snowflake_decode'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_decode(id pg_catalog.int8,
+	OUT ts pg_catalog.timestamptz, OUT node_id pg_catalog.int4, OUT seq pg_catalog.int4)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'snowflake_decode'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_timestamp(id snowflake) RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_timestamp(id pg_catalog.int8) RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_node_id(id snowflake) RETURNS pg_catalog.int4
+	AS 'MODULE_PATHNAME', 'snowflake_node_id_of'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_node_id(id pg_catalog.int8) RETURNS pg_catalog.int4
+	AS 'MODULE_PATHNAME', 'snowflake_node_id_of'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_seq(id snowflake) RETURNS pg_catalog.int4
+	AS 'MODULE_PATHNAME', 'snowflake_seq'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_seq(id pg_catalog.int8) RETURNS pg_catalog.int4
+	AS 'MODULE_PATHNAME', 'snowflake_seq'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_from_timestamp(ts pg_catalog.timestamptz) RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_from_timestamp'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_from_parts(ts pg_catalog.timestamptz,
+	node_id pg_catalog.int4, seq pg_catalog.int4) RETURNS snowflake
+	AS 'MODULE_PATHNAME', 'snowflake_from_parts'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- id::timestamptz; explicit only, since it drops the node and sequence
+CREATE CAST (snowflake AS pg_catalog.timestamptz)
+	WITH FUNCTION snowflake_timestamp(snowflake);
+
+COMMENT ON FUNCTION snowflake_decode(snowflake) IS 'the time, node ID and sequence of a snowflake ID';
+COMMENT ON FUNCTION snowflake_decode(pg_catalog.int8) IS 'the time, node ID and sequence of a snowflake ID stored as bigint';
+COMMENT ON FUNCTION snowflake_timestamp(snowflake) IS 'the time at which a snowflake ID was generated, to the millisecond';
+COMMENT ON FUNCTION snowflake_timestamp(pg_catalog.int8) IS 'the time at which a snowflake ID stored as bigint was generated, to the millisecond';
+COMMENT ON FUNCTION snowflake_node_id(snowflake) IS 'the node ID of a snowflake ID';
+COMMENT ON FUNCTION snowflake_node_id(pg_catalog.int8) IS 'the node ID of a snowflake ID stored as bigint';
+COMMENT ON FUNCTION snowflake_seq(snowflake) IS 'the per-millisecond sequence number of a snowflake ID';
+COMMENT ON FUNCTION snowflake_seq(pg_catalog.int8) IS 'the per-millisecond sequence number of a snowflake ID stored as bigint';
+COMMENT ON FUNCTION snowflake_from_timestamp(pg_catalog.timestamptz) IS 'the smallest snowflake ID of the millisecond containing a time, for ID range bounds';
+COMMENT ON FUNCTION snowflake_from_parts(pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'build a snowflake ID from a time, a node ID and a sequence number';
+
+------------------------------------------------------------------------
+-- Status, for operators (pg_monitor)
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_status(
+	OUT node_id pg_catalog.int4,
+	OUT epoch pg_catalog.timestamptz,
+	OUT time_bits pg_catalog.int4,
+	OUT node_bits pg_catalog.int4,
+	OUT sequence_bits pg_catalog.int4,
+	OUT time_runs_out_at pg_catalog.timestamptz,
+	OUT clock_policy pg_catalog.text,
+	OUT last_id snowflake,
+	OUT last_id_time pg_catalog.timestamptz,
+	OUT ids_issued pg_catalog.int8,
+	OUT sequence_exhaustions pg_catalog.int8,
+	OUT clock_waits pg_catalog.int8,
+	OUT clock_errors pg_catalog.int8,
+	OUT clock_lead_ms pg_catalog.int8,
+	OUT max_clock_lead_ms pg_catalog.int8,
+	OUT clock_steps_back pg_catalog.int8,
+	OUT largest_step_back_ms pg_catalog.int8,
+	OUT clock_jumps_forward pg_catalog.int8,
+	OUT largest_jump_forward_ms pg_catalog.int8,
+	OUT hwm_id snowflake,
+	OUT hwm_time pg_catalog.timestamptz,
+	OUT hwm_written_at pg_catalog.timestamptz,
+	OUT hwm_writes pg_catalog.int8,
+	OUT worker_pid pg_catalog.int4,
+	OUT worker_checked_at pg_catalog.timestamptz,
+	OUT problem pg_catalog.text)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'snowflake_status'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_status() IS 'state of the snowflake generator, its clock, high-water mark and worker';
+
+REVOKE ALL ON FUNCTION snowflake_status() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION snowflake_status() TO pg_monitor;

@@ -1,0 +1,410 @@
+/*-------------------------------------------------------------------------
+ *
+ * guc.c
+ *	  The snowflake.* configuration parameters.
+ *
+ * Settings that decide what an ID means (node ID, epoch, field widths) can
+ * only be set at server start: changing them on a running server could hand
+ * out IDs that collide with ones already issued.  They are PGC_POSTMASTER
+ * when the library is preloaded.  A backend that loads the library on its
+ * own (to use the type and the decoding functions without preloading)
+ * cannot define PGC_POSTMASTER parameters, so there they are PGC_SIGHUP:
+ * still read from the configuration file only, never set by a session.
+ *
+ * Settings that only change availability or timing (clock policy, bounds,
+ * worker interval) are PGC_SIGHUP; none of them can cause a duplicate.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/guc.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+
+#include "utils/datetime.h"
+#include "utils/guc.h"
+
+#include "snowflake.h"
+
+/* GUC variables */
+int			snowflake_node_id = -1;
+char	   *snowflake_epoch = NULL;
+int			snowflake_node_bits = SNOWFLAKE_DEFAULT_NODE_BITS;
+int			snowflake_sequence_bits = SNOWFLAKE_DEFAULT_SEQ_BITS;
+int			snowflake_clock_policy = SNOWFLAKE_CLOCK_BORROW;
+int			snowflake_max_borrow = 10000;
+int			snowflake_clock_wait_timeout = 1000;
+int			snowflake_reserve_ahead = 5000;
+int			snowflake_clock_check_interval = 1000;
+int			snowflake_clock_step_threshold = 100;
+int			snowflake_epoch_warning_days = 365;
+
+int64		snowflake_epoch_ms = 0;
+
+static const struct config_enum_entry clock_policy_options[] = {
+	{"borrow", SNOWFLAKE_CLOCK_BORROW, false},
+	{"wait", SNOWFLAKE_CLOCK_WAIT, false},
+	{"error", SNOWFLAKE_CLOCK_ERROR, false},
+	{NULL, 0, false}
+};
+
+/*
+ * Reads exactly 'ndigits' decimal digits at *p into *value and advances *p.
+ */
+static bool
+read_digits(const char **p, int ndigits, int *value)
+{
+	int			v = 0;
+
+	for (int i = 0; i < ndigits; i++)
+	{
+		if (!isdigit((unsigned char) **p))
+			return false;
+		v = v * 10 + (**p - '0');
+		(*p)++;
+	}
+	*value = v;
+	return true;
+}
+
+/*
+ * Parses an epoch written as an ISO 8601 date and time,
+ *		YYYY-MM-DD[( |T)HH:MM[:SS[.fff]]][ ][Z|UTC|(+|-)HH[[:]MM]]
+ * into Unix milliseconds.  Without a zone the time is UTC.  The server's
+ * TimeZone and DateStyle settings play no part, so the same string means the
+ * same instant on every node.  Returns false with a detail message when the
+ * string is not of that form.
+ */
+bool
+snowflake_parse_epoch(const char *str, int64 *unix_ms, const char **detail)
+{
+	const char *p = str;
+	int			year,
+				month,
+				day,
+				hour = 0,
+				minute = 0,
+				second = 0,
+				msec = 0;
+	int			tz_sign = 1,
+				tz_hour = 0,
+				tz_minute = 0;
+	int64		days;
+
+	*detail = "The epoch must be written as YYYY-MM-DD HH:MM:SS[.fff] with an optional UTC offset, for example \"2025-01-01 00:00:00+00\".";
+
+	while (isspace((unsigned char) *p))
+		p++;
+	if (!read_digits(&p, 4, &year) || *p++ != '-' ||
+		!read_digits(&p, 2, &month) || *p++ != '-' ||
+		!read_digits(&p, 2, &day))
+		return false;
+
+	if (*p == ' ' || *p == 'T')
+	{
+		const char *q = p + 1;
+
+		if (isdigit((unsigned char) *q))
+		{
+			p = q;
+			if (!read_digits(&p, 2, &hour) || *p++ != ':' ||
+				!read_digits(&p, 2, &minute))
+				return false;
+			if (*p == ':')
+			{
+				p++;
+				if (!read_digits(&p, 2, &second))
+					return false;
+				if (*p == '.')
+				{
+					int			scale = 100;
+
+					p++;
+					if (!isdigit((unsigned char) *p))
+						return false;
+					while (isdigit((unsigned char) *p))
+					{
+						/* digits beyond milliseconds must be zero */
+						if (scale == 0 && *p != '0')
+						{
+							*detail = "The epoch must be a whole number of milliseconds.";
+							return false;
+						}
+						msec += (*p - '0') * scale;
+						scale /= 10;
+						p++;
+					}
+				}
+			}
+		}
+	}
+
+	while (isspace((unsigned char) *p))
+		p++;
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if (pg_strncasecmp(p, "UTC", 3) == 0)
+		p += 3;
+	else if (*p == '+' || *p == '-')
+	{
+		tz_sign = (*p == '-') ? -1 : 1;
+		p++;
+		if (!read_digits(&p, 2, &tz_hour))
+			return false;
+		if (*p == ':')
+			p++;
+		if (isdigit((unsigned char) *p) && !read_digits(&p, 2, &tz_minute))
+			return false;
+	}
+	while (isspace((unsigned char) *p))
+		p++;
+	if (*p != '\0')
+		return false;
+
+	if (month < 1 || month > 12 ||
+		day < 1 || day > day_tab[isleap(year)][month - 1] ||
+		hour > 23 || minute > 59 || second > 59 ||
+		tz_hour > 15 || tz_minute > 59)
+	{
+		*detail = "A field of the epoch is out of range.";
+		return false;
+	}
+
+	days = date2j(year, month, day) - UNIX_EPOCH_JDATE;
+	*unix_ms = ((days * 24 + hour) * 60 + minute) * 60 + second;
+	*unix_ms = *unix_ms * 1000 + msec;
+	*unix_ms -= (int64) tz_sign * (tz_hour * 60 + tz_minute) * 60 * 1000;
+	return true;
+}
+
+/*
+ * Check hook for snowflake.epoch: the value must parse, must not be before
+ * 1970 and must not be in the future (IDs would have negative times).
+ */
+static bool
+check_epoch(char **newval, void **extra, GucSource source)
+{
+	int64		ms;
+	int64	   *result;
+	const char *detail;
+
+	if (*newval == NULL || !snowflake_parse_epoch(*newval, &ms, &detail))
+	{
+		GUC_check_errdetail("%s", detail);
+		return false;
+	}
+	if (ms < 0)
+	{
+		GUC_check_errdetail("The epoch must not be earlier than 1970-01-01 00:00:00+00.");
+		return false;
+	}
+	if (ms > snowflake_unix_ms_now())
+	{
+		GUC_check_errdetail("The epoch must not be in the future.");
+		return false;
+	}
+
+	result = (int64 *) guc_malloc(LOG, sizeof(int64));
+	if (result == NULL)
+		return false;
+	*result = ms;
+	*extra = result;
+	return true;
+}
+
+static void
+assign_epoch(const char *newval, void *extra)
+{
+	snowflake_epoch_ms = *((int64 *) extra);
+}
+
+/*
+ * Returns true when the node and sequence widths leave enough time bits.
+ * Otherwise *detail (if not NULL) says why not.  Check hooks cannot do this
+ * cross-parameter test reliably, because the order in which parameters are
+ * assigned is the order of the configuration file.
+ */
+bool
+snowflake_layout_is_valid(char **detail)
+{
+	int			time_bits = SNOWFLAKE_ID_BITS - snowflake_node_bits -
+		snowflake_sequence_bits;
+
+	if (time_bits >= SNOWFLAKE_MIN_TIME_BITS)
+		return true;
+	if (detail)
+		*detail = psprintf("\"%s\" (%d) plus \"%s\" (%d) leave %d bits for the time; at least %d are needed.",
+						   "snowflake.node_bits", snowflake_node_bits,
+						   "snowflake.sequence_bits", snowflake_sequence_bits,
+						   time_bits, SNOWFLAKE_MIN_TIME_BITS);
+	return false;
+}
+
+/*
+ * Defines every parameter.  With preloading true (called from the
+ * postmaster's _PG_init) the layout parameters are PGC_POSTMASTER.
+ */
+/* every parameter, for the start-up recheck below */
+static const char *const all_parameters[] = {
+	"snowflake.node_id", "snowflake.epoch", "snowflake.node_bits",
+	"snowflake.sequence_bits", "snowflake.clock_policy",
+	"snowflake.max_borrow", "snowflake.clock_wait_timeout",
+	"snowflake.reserve_ahead", "snowflake.clock_check_interval",
+	"snowflake.clock_step_threshold", "snowflake.epoch_warning_days"
+};
+
+void
+snowflake_define_gucs(bool preloading)
+{
+	GucContext	layout_context = preloading ? PGC_POSTMASTER : PGC_SIGHUP;
+	char	   *configured[lengthof(all_parameters)];
+
+	/*
+	 * When a parameter is defined, a configured value that fails validation
+	 * only draws a WARNING and the default is used instead.  At server start
+	 * that would be a silently wrong layout; so remember what the
+	 * configuration said (placeholders hold it until the definitions below)
+	 * and apply it once more afterwards, at ERROR level.
+	 */
+	for (int i = 0; i < (int) lengthof(all_parameters); i++)
+	{
+		const char *value = preloading ?
+			GetConfigOption(all_parameters[i], true, false) : NULL;
+
+		configured[i] = value ? pstrdup(value) : NULL;
+	}
+
+	DefineCustomIntVariable("snowflake.node_id",
+							"Sets the node ID embedded in every generated ID.",
+							"Every server that generates IDs needs its own value; -1 means not set, and then no IDs are generated.",
+							&snowflake_node_id,
+							-1, -1, SNOWFLAKE_MAX_NODE_ID,
+							layout_context, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("snowflake.epoch",
+							   "Sets the instant from which ID times are counted.",
+							   "An ISO 8601 date and time; UTC unless an offset is given.",
+							   &snowflake_epoch,
+							   SNOWFLAKE_DEFAULT_EPOCH,
+							   layout_context, 0,
+							   check_epoch, assign_epoch, NULL);
+
+	DefineCustomIntVariable("snowflake.node_bits",
+							"Sets the number of bits of an ID that hold the node ID.",
+							NULL,
+							&snowflake_node_bits,
+							SNOWFLAKE_DEFAULT_NODE_BITS, 0, SNOWFLAKE_MAX_FIELD_BITS,
+							layout_context, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.sequence_bits",
+							"Sets the number of bits of an ID that hold the per-millisecond sequence.",
+							NULL,
+							&snowflake_sequence_bits,
+							SNOWFLAKE_DEFAULT_SEQ_BITS, 1, SNOWFLAKE_MAX_FIELD_BITS,
+							layout_context, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("snowflake.clock_policy",
+							 "Sets what the generator does when the system clock is behind it.",
+							 "\"borrow\" runs ahead of the clock up to snowflake.max_borrow, \"wait\" waits for the clock, \"error\" fails at once.",
+							 &snowflake_clock_policy,
+							 SNOWFLAKE_CLOCK_BORROW,
+							 clock_policy_options,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.max_borrow",
+							"Sets how far the generator may run ahead of the system clock.",
+							"Applies when snowflake.clock_policy is \"borrow\".",
+							&snowflake_max_borrow,
+							10000, 0, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.clock_wait_timeout",
+							"Sets how long a call waits for the system clock to catch up before it fails.",
+							NULL,
+							&snowflake_clock_wait_timeout,
+							1000, 0, 60 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.reserve_ahead",
+							"Sets how far ahead of the clock the durable high-water mark is reserved.",
+							"Each reservation costs one write and fsync of a small file; a larger value means fewer of them and a larger jump of ID times after a crash.",
+							&snowflake_reserve_ahead,
+							5000, 10, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.clock_check_interval",
+							"Sets how often the background worker checks the system clock.",
+							"0 at server start means no worker is started; backends then extend the reservation themselves.",
+							&snowflake_clock_check_interval,
+							1000, 0, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.clock_step_threshold",
+							"Sets the smallest clock step the background worker reports.",
+							NULL,
+							&snowflake_clock_step_threshold,
+							100, 1, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.epoch_warning_days",
+							"Sets how many days before the time bits run out a warning is logged.",
+							NULL,
+							&snowflake_epoch_warning_days,
+							365, 0, 100000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("snowflake");
+
+	for (int i = 0; i < (int) lengthof(all_parameters); i++)
+	{
+		if (configured[i] != NULL)
+			(void) set_config_option(all_parameters[i], configured[i],
+									 PGC_POSTMASTER, PGC_S_FILE,
+									 GUC_ACTION_SET, true, ERROR, false);
+	}
+}
+
+/*
+ * Cross-parameter checks run once in the postmaster after the parameters
+ * are defined.  An ERROR here stops the server from starting, with the
+ * message in the log: a server must not come up generating IDs under a
+ * layout it cannot represent.
+ */
+void
+snowflake_check_startup_settings(void)
+{
+	char	   *detail;
+
+	if (!snowflake_layout_is_valid(&detail))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("snowflake ID layout leaves too few bits for the time"),
+				 errdetail_internal("%s", detail),
+				 errhint("Lower \"%s\" or \"%s\".",
+						 "snowflake.node_bits", "snowflake.sequence_bits")));
+
+	if (snowflake_node_id >= 0 &&
+		snowflake_node_id > (1 << snowflake_node_bits) - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node ID %d is out of range", snowflake_node_id),
+				 errdetail("With \"%s\" = %d, valid node IDs are 0 to %d.",
+						   "snowflake.node_bits", snowflake_node_bits,
+						   (1 << snowflake_node_bits) - 1),
+				 errhint("Change \"%s\" or \"%s\".",
+						 "snowflake.node_id", "snowflake.node_bits")));
+}

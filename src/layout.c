@@ -1,0 +1,218 @@
+/*-------------------------------------------------------------------------
+ *
+ * layout.c
+ *	  Packing and unpacking the fields of an ID, and converting its time
+ *	  field to and from timestamps.
+ *
+ * Nothing here touches shared memory: decoding works the same whether or
+ * not the library was preloaded.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/layout.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "common/int.h"
+#include "utils/timestamp.h"
+
+#include "snowflake.h"
+
+/*
+ * Fills *layout from the current settings.  Raises an error when the widths
+ * leave too few time bits; that can only happen in a backend that loaded the
+ * library without preloading, since the postmaster refuses to start with
+ * such settings.
+ */
+void
+snowflake_get_layout(SnowflakeLayout *layout)
+{
+	char	   *detail;
+
+	if (!snowflake_layout_is_valid(&detail))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("snowflake ID layout leaves too few bits for the time"),
+				 errdetail_internal("%s", detail)));
+
+	layout->epoch_ms = snowflake_epoch_ms;
+	layout->node_bits = snowflake_node_bits;
+	layout->seq_bits = snowflake_sequence_bits;
+	layout->shift = snowflake_node_bits + snowflake_sequence_bits;
+	layout->time_bits = SNOWFLAKE_ID_BITS - layout->shift;
+	layout->max_ms = (INT64CONST(1) << layout->time_bits) - 1;
+	layout->max_node = (int32) ((INT64CONST(1) << layout->node_bits) - 1);
+	layout->max_seq = (int32) ((INT64CONST(1) << layout->seq_bits) - 1);
+}
+
+/*
+ * Builds an ID from its fields.  The caller has checked the ranges.
+ */
+int64
+snowflake_compose(const SnowflakeLayout *layout, int64 ms, int32 node,
+				  int32 seq)
+{
+	Assert(ms >= 0 && ms <= layout->max_ms);
+	Assert(node >= 0 && node <= layout->max_node);
+	Assert(seq >= 0 && seq <= layout->max_seq);
+
+	return (ms << layout->shift) |
+		((int64) node << layout->seq_bits) |
+		(int64) seq;
+}
+
+/*
+ * Raises the type's out-of-range error for a negative value.  Every int64
+ * that is not negative is a valid snowflake.
+ */
+void
+snowflake_check_id(int64 id)
+{
+	if (id < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("value " INT64_FORMAT " is out of range for type snowflake",
+						id),
+				 errdetail("Snowflake IDs are not negative.")));
+}
+
+/*
+ * Converts a time field (ms after the layout's epoch) to a timestamptz.
+ * With the default 41 time bits every time fits easily; a layout with very
+ * many time bits can name times past timestamptz's end (year 294276), and
+ * those raise an error.
+ */
+TimestampTz
+snowflake_ms_to_timestamptz(const SnowflakeLayout *layout, int64 ms)
+{
+	int64		unix_ms = layout->epoch_ms + ms;
+
+	return snowflake_unix_ms_to_timestamptz(unix_ms);
+}
+
+/*
+ * Converts Unix milliseconds to a timestamptz, raising an error when the
+ * result would fall outside timestamptz's range.
+ */
+TimestampTz
+snowflake_unix_ms_to_timestamptz(int64 unix_ms)
+{
+	int64		pg_ms = unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS;
+	TimestampTz result;
+
+	if (pg_mul_s64_overflow(pg_ms, 1000, &result) ||
+		!IS_VALID_TIMESTAMP(result))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range")));
+	return result;
+}
+
+/*
+ * Formats Unix milliseconds as a timestamptz for log messages, without ever
+ * raising an error.
+ */
+const char *
+snowflake_unix_ms_to_str(int64 unix_ms)
+{
+	int64		pg_ms = unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS;
+	TimestampTz ts;
+
+	if (pg_mul_s64_overflow(pg_ms, 1000, &ts) || !IS_VALID_TIMESTAMP(ts))
+		return "a time beyond the range of timestamptz";
+	return pstrdup(timestamptz_to_str(ts));	/* it returns a static buffer */
+}
+
+/*
+ * Converts a timestamptz to ms after the layout's epoch, rounding down to
+ * the millisecond that contains it.  The result may be negative or beyond
+ * max_ms; callers decide what that means.  Infinite timestamps are the
+ * caller's business too.
+ */
+int64
+snowflake_timestamptz_to_ms(const SnowflakeLayout *layout, TimestampTz ts)
+{
+	int64		pg_ms;
+
+	/* floor division: -1 us belongs to the millisecond before 0 */
+	pg_ms = ts / 1000;
+	if (ts % 1000 < 0)
+		pg_ms--;
+	return pg_ms + SNOWFLAKE_PG_EPOCH_UNIX_MS - layout->epoch_ms;
+}
+
+/*
+ * Reads the system clock (CLOCK_REALTIME) in Unix milliseconds.  This is
+ * the only place the generator learns the time.
+ */
+int64
+snowflake_unix_ms_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		elog(ERROR, "clock_gettime(CLOCK_REALTIME) failed: %m");
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Logs a WARNING when the time bits of the layout have run out, or will
+ * within snowflake.epoch_warning_days.  Called at server start and once a
+ * day by the background worker.
+ */
+void
+snowflake_check_lifetime(void)
+{
+	SnowflakeLayout layout;
+	int64		end_unix_ms;
+	int64		remaining_ms;
+
+	snowflake_get_layout(&layout);
+	end_unix_ms = layout.epoch_ms + layout.max_ms + 1;
+	remaining_ms = end_unix_ms - snowflake_unix_ms_now();
+
+	if (remaining_ms <= 0)
+		ereport(WARNING,
+				(errmsg("snowflake time bits ran out at %s",
+						snowflake_unix_ms_to_str(end_unix_ms)),
+				 errdetail("No IDs can be generated with this layout.")));
+	else if (remaining_ms / SNOWFLAKE_MS_PER_DAY < snowflake_epoch_warning_days)
+		ereport(WARNING,
+				(errmsg("snowflake time bits run out in " INT64_FORMAT " days, at %s",
+						remaining_ms / SNOWFLAKE_MS_PER_DAY,
+						snowflake_unix_ms_to_str(end_unix_ms)),
+				 errhint("IDs cannot continue past that time in this layout; plan the move to a new ID column or layout before then.")));
+}
+
+/*
+ * Logs the layout in force when the postmaster starts, so that the log
+ * says what every ID generated from now on means.
+ */
+void
+snowflake_log_layout(void)
+{
+	SnowflakeLayout layout;
+
+	snowflake_get_layout(&layout);
+
+	if (snowflake_node_id < 0)
+		ereport(WARNING,
+				(errmsg("parameter \"%s\" is not set, so no snowflake IDs will be generated",
+						"snowflake.node_id"),
+				 errhint("Set \"%s\" to a value from 0 to %d and restart the server.",
+						 "snowflake.node_id", layout.max_node)));
+	else
+		ereport(LOG,
+				(errmsg("snowflake: node %d, epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
+						snowflake_node_id,
+						snowflake_unix_ms_to_str(layout.epoch_ms),
+						layout.time_bits, layout.node_bits, layout.seq_bits,
+						snowflake_unix_ms_to_str(layout.epoch_ms + layout.max_ms + 1))));
+
+	snowflake_check_lifetime();
+}

@@ -1,0 +1,198 @@
+/*-------------------------------------------------------------------------
+ *
+ * snowflake.h
+ *	  Declarations shared by the files of the snowflake extension.
+ *
+ * An ID is a non-negative int64 made of three fields, most significant
+ * first: milliseconds since the configured epoch, the node ID and a
+ * per-millisecond sequence.  The widths of the node and sequence fields are
+ * server-start settings; the time field gets the remaining bits of the 63
+ * below the sign bit.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/snowflake.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SNOWFLAKE_H
+#define SNOWFLAKE_H
+
+#include "datatype/timestamp.h"
+#include "fmgr.h"
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+#include "storage/spin.h"
+
+#include "compat.h"
+
+/* ----------
+ * Bit layout limits
+ * ----------
+ */
+#define SNOWFLAKE_ID_BITS			63	/* the sign bit is never used */
+#define SNOWFLAKE_MIN_TIME_BITS		35	/* 2^35 ms is a little over a year */
+#define SNOWFLAKE_MAX_FIELD_BITS	(SNOWFLAKE_ID_BITS - SNOWFLAKE_MIN_TIME_BITS)
+#define SNOWFLAKE_MAX_NODE_ID		((1 << SNOWFLAKE_MAX_FIELD_BITS) - 1)
+
+#define SNOWFLAKE_DEFAULT_EPOCH		"2025-01-01 00:00:00+00"
+#define SNOWFLAKE_DEFAULT_NODE_BITS 10
+#define SNOWFLAKE_DEFAULT_SEQ_BITS	12
+
+#define SNOWFLAKE_MS_PER_DAY		INT64CONST(86400000)
+
+/* Unix time of the PostgreSQL epoch (2000-01-01), in milliseconds */
+#define SNOWFLAKE_PG_EPOCH_UNIX_MS	INT64CONST(946684800000)
+
+/*
+ * The layout in force, derived from the GUCs by snowflake_get_layout().
+ */
+typedef struct SnowflakeLayout
+{
+	int64		epoch_ms;		/* Unix time of the epoch, in ms */
+	int			node_bits;
+	int			seq_bits;
+	int			time_bits;		/* 63 - node_bits - seq_bits */
+	int			shift;			/* node_bits + seq_bits */
+	int64		max_ms;			/* largest representable time, ms after epoch */
+	int32		max_node;
+	int32		max_seq;
+} SnowflakeLayout;
+
+/* Clock policies for snowflake.clock_policy */
+typedef enum SnowflakeClockPolicy
+{
+	SNOWFLAKE_CLOCK_BORROW,		/* run ahead of the clock, within a bound */
+	SNOWFLAKE_CLOCK_WAIT,		/* wait for the clock, within a bound */
+	SNOWFLAKE_CLOCK_ERROR		/* raise an error at once */
+} SnowflakeClockPolicy;
+
+/* ----------
+ * GUC variables (guc.c)
+ * ----------
+ */
+extern int	snowflake_node_id;
+extern char *snowflake_epoch;
+extern int	snowflake_node_bits;
+extern int	snowflake_sequence_bits;
+extern int	snowflake_clock_policy;
+extern int	snowflake_max_borrow;
+extern int	snowflake_clock_wait_timeout;
+extern int	snowflake_reserve_ahead;
+extern int	snowflake_clock_check_interval;
+extern int	snowflake_clock_step_threshold;
+extern int	snowflake_epoch_warning_days;
+
+/* Unix ms of snowflake.epoch, kept up to date by its assign hook */
+extern int64 snowflake_epoch_ms;
+
+extern void snowflake_define_gucs(bool preloading);
+extern bool snowflake_parse_epoch(const char *str, int64 *unix_ms,
+								  const char **detail);
+extern bool snowflake_layout_is_valid(char **detail);
+extern void snowflake_check_startup_settings(void);
+
+/* ----------
+ * Layout arithmetic (layout.c)
+ * ----------
+ */
+extern void snowflake_get_layout(SnowflakeLayout *layout);
+extern int64 snowflake_compose(const SnowflakeLayout *layout,
+							   int64 ms, int32 node, int32 seq);
+extern void snowflake_check_id(int64 id);
+extern TimestampTz snowflake_ms_to_timestamptz(const SnowflakeLayout *layout,
+											   int64 ms);
+extern int64 snowflake_timestamptz_to_ms(const SnowflakeLayout *layout,
+										 TimestampTz ts);
+extern int64 snowflake_unix_ms_now(void);
+extern TimestampTz snowflake_unix_ms_to_timestamptz(int64 unix_ms);
+extern const char *snowflake_unix_ms_to_str(int64 unix_ms);
+extern void snowflake_check_lifetime(void);
+extern void snowflake_log_layout(void);
+
+/* ----------
+ * Shared memory (shmem.c)
+ *
+ * One SnowflakeSharedState per server.  Locking rules:
+ *
+ * - mutex (a spinlock) protects every plain field below it.  It is held only
+ *	 to compare, copy and bump a few integers: no function calls, no
+ *	 allocation, no errors, no waits.
+ * - reserve_lock (an LWLock) serializes writers of the high-water mark file;
+ *	 whoever holds it may do I/O, then publishes the new reservation under
+ *	 mutex.  It is never taken while mutex is held.
+ * - The pg_atomic_uint64 counters are updated without either lock.
+ * ----------
+ */
+typedef struct SnowflakeSharedState
+{
+	slock_t		mutex;
+
+	/* generator: the last ID issued, as (time field, sequence) */
+	int64		last_ms;
+	int32		last_seq;
+
+	/*
+	 * IDs may be issued with time fields up to reserved_ms: a high-water
+	 * mark covering them is durable on disk.  -1 means nothing is reserved.
+	 */
+	int64		reserved_ms;
+
+	uint64		ids_issued;		/* since server start */
+	int64		max_lead_ms;	/* largest lead over the clock ever used */
+
+	/* high-water mark bookkeeping, written by holders of reserve_lock */
+	int64		hwm_id;			/* every ID ever issued is <= this; -1: none */
+	int64		hwm_written_at; /* Unix ms of the last write, 0 if none */
+	uint64		hwm_writes;		/* since server start */
+	bool		hwm_refused;	/* the file was unreadable: refuse to generate */
+	char		hwm_problem[256];	/* why, for the error message */
+
+	/* clock watcher (worker.c), written by the worker */
+	int			worker_pid;		/* 0 when not running */
+	int64		worker_checked_at;	/* Unix ms of its last check, 0 if none */
+	uint64		clock_steps_back;
+	int64		largest_step_back_ms;
+	uint64		clock_jumps_forward;
+	int64		largest_jump_forward_ms;
+
+	LWLock	   *reserve_lock;
+
+	pg_atomic_uint64 seq_exhaustions;	/* calls that found their ms used up */
+	pg_atomic_uint64 clock_waits;	/* calls that waited for the clock */
+	pg_atomic_uint64 clock_errors;	/* calls that gave up on the clock */
+} SnowflakeSharedState;
+
+extern SnowflakeSharedState *snowflake_state;
+
+extern void snowflake_shmem_install_hooks(void);
+extern SnowflakeSharedState *snowflake_shared_state(void);
+
+/* ----------
+ * Generator (generator.c)
+ * ----------
+ */
+extern int64 snowflake_generate(void);
+
+/* ----------
+ * Durable high-water mark (hwm.c)
+ * ----------
+ */
+#define SNOWFLAKE_STATE_DIR		"pg_snowflake"
+#define SNOWFLAKE_STATE_FILE	SNOWFLAKE_STATE_DIR "/state"
+
+extern void snowflake_hwm_load(SnowflakeSharedState *state);
+extern void snowflake_hwm_save_at_shutdown(SnowflakeSharedState *state);
+extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
+										 int64 needed_ms, bool conditional,
+										 int elevel);
+
+/* ----------
+ * Background worker (worker.c)
+ * ----------
+ */
+extern void snowflake_register_worker(void);
+PGDLLEXPORT void snowflake_worker_main(Datum main_arg);
+
+#endif							/* SNOWFLAKE_H */
