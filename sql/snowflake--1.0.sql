@@ -450,6 +450,7 @@ CREATE FUNCTION snowflake_status(
 	OUT hwm_time pg_catalog.timestamptz,
 	OUT hwm_written_at pg_catalog.timestamptz,
 	OUT hwm_writes pg_catalog.int8,
+	OUT hwm_backend_writes pg_catalog.int8,
 	OUT worker_pid pg_catalog.int4,
 	OUT worker_checked_at pg_catalog.timestamptz,
 	OUT problem pg_catalog.text)

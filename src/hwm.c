@@ -330,6 +330,8 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 	state->hwm_id = new_hwm;
 	state->hwm_written_at = now_unix_ms;
 	state->hwm_writes++;
+	if (!snowflake_am_worker)
+		state->hwm_backend_writes++;
 	SpinLockRelease(&state->mutex);
 
 	LWLockRelease(state->reserve_lock);

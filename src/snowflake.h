@@ -146,6 +146,7 @@ typedef struct SnowflakeSharedState
 	int64		hwm_id;			/* every ID ever issued is <= this; -1: none */
 	int64		hwm_written_at; /* Unix ms of the last write, 0 if none */
 	uint64		hwm_writes;		/* since server start */
+	uint64		hwm_backend_writes; /* of those, made by backends (which waited) */
 	bool		hwm_refused;	/* the file was unreadable: refuse to generate */
 	char		hwm_problem[256];	/* why, for the error message */
 
@@ -192,6 +193,7 @@ extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
  * Background worker (worker.c)
  * ----------
  */
+extern bool snowflake_am_worker;
 extern void snowflake_register_worker(void);
 PGDLLEXPORT void snowflake_worker_main(Datum main_arg);
 

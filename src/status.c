@@ -26,7 +26,7 @@
 
 PG_FUNCTION_INFO_V1(snowflake_status);
 
-#define STATUS_COLUMNS 26
+#define STATUS_COLUMNS 27
 
 static const char *
 policy_name(int policy)
@@ -90,6 +90,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 	snap.hwm_id = state->hwm_id;
 	snap.hwm_written_at = state->hwm_written_at;
 	snap.hwm_writes = state->hwm_writes;
+	snap.hwm_backend_writes = state->hwm_backend_writes;
 	snap.hwm_refused = state->hwm_refused;
 	snap.worker_pid = state->worker_pid;
 	snap.worker_checked_at = state->worker_checked_at;
@@ -174,6 +175,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 	values[i] = unix_ms_datum(snap.hwm_written_at, &nulls[i]);
 	i++;
 	values[i++] = Int64GetDatum((int64) snap.hwm_writes);
+	values[i++] = Int64GetDatum((int64) snap.hwm_backend_writes);
 
 	/* worker */
 	if (snap.worker_pid != 0)

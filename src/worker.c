@@ -44,6 +44,9 @@
 #define WORKER_RESTART_SECONDS		1
 #define LIFETIME_CHECK_INTERVAL_MS	(24 * 60 * 60 * 1000)
 
+/* true in the clock watcher process */
+bool		snowflake_am_worker = false;
+
 /*
  * Registers the worker; called from _PG_init() in the postmaster.
  */
@@ -171,6 +174,8 @@ snowflake_worker_main(Datum main_arg)
 	int64		prev_offset;
 	int64		next_lifetime_check;
 	uint64		ids_seen = 0;
+
+	snowflake_am_worker = true;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);

@@ -11,7 +11,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(snowflake_node wait_for_exit start_fails);
+our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
+  set_clock_offset);
 
 # A new initialized cluster with the library preloaded and the given
 # postgresql.conf lines (a node ID among them, unless the test wants none).
@@ -48,6 +49,38 @@ sub start_fails
 	my $log = slurp_file($node->logfile, $offset);
 	$node->stop if $ok;
 	return ($ok, $log);
+}
+
+# Starts the node with libfaketime preloaded into every server process.
+# The clock offset is read from a file on every clock read, so that
+# set_clock_offset() shifts the server's clock while it runs; the monotonic
+# clock is left alone (FAKETIME_DONT_FAKE_MONOTONIC), as after a real step
+# of the system clock.  The test's own clients are not affected.
+sub start_with_faketime
+{
+	my ($node, $offset) = @_;
+	my ($lib) = glob('/usr/lib/*/faketime/libfaketime.so.1');
+	die 'libfaketime not found (Debian package "faketime")' unless $lib;
+
+	set_clock_offset($node, $offset // '+0');
+	local $ENV{LD_PRELOAD} = $lib;
+	local $ENV{FAKETIME_TIMESTAMP_FILE} = $node->basedir . '/faketime.rc';
+	local $ENV{FAKETIME_NO_CACHE} = '1';
+	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+	delete local $ENV{FAKETIME};
+	return $node->start;
+}
+
+# Sets the offset of the faked clock: "+0", "-5" (seconds), "-1h", ...
+sub set_clock_offset
+{
+	my ($node, $offset) = @_;
+	my $file = $node->basedir . '/faketime.rc';
+	open(my $fh, '>', "$file.tmp") or die "open $file.tmp: $!";
+	print $fh "$offset\n";
+	close($fh);
+	rename("$file.tmp", $file) or die "rename $file: $!";
+	return;
 }
 
 1;
