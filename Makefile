@@ -5,7 +5,7 @@ EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(srcdir)/snow
 MODULE_big  = snowflake
 OBJS        = src/snowflake.o src/guc.o src/layout.o src/shmem.o src/hwm.o \
               src/generator.o src/type_io.o src/operators.o src/functions.o \
-              src/status.o src/worker.o
+              src/time_ops.o src/layouts.o src/uuid.o src/status.o src/worker.o
 DATA        = $(wildcard $(srcdir)/sql/snowflake--*.sql)
 PGFILEDESC  = "snowflake - time-ordered 64-bit identifiers"
 PG_CPPFLAGS = -I$(srcdir)/src -DSNOWFLAKE_VERSION=\"$(EXTVERSION)\"
@@ -14,7 +14,8 @@ PG_CPPFLAGS = -I$(srcdir)/src -DSNOWFLAKE_VERSION=\"$(EXTVERSION)\"
 # library preloaded (test/snowflake.conf), so "make installcheck" never
 # touches a running server.  Run it as an unprivileged user after
 # "make install"; test/run.sh does all of that.
-REGRESS        = extension type_io operators generate functions guc status
+REGRESS        = extension type_io operators generate functions guc status \
+                 time_queries partitioning layouts bulk uuid
 REGRESS_OPTS   = --temp-instance=./tmp_check_regress \
                  --temp-config=$(srcdir)/test/snowflake.conf
 ISOLATION      = generate_interleaved rollback_not_reused

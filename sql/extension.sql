@@ -28,6 +28,37 @@ SELECT p.oid::regprocedure AS function, provolatile, proparallel,
 SELECT source, target, path FROM pg_extension_update_paths('snowflake')
  ORDER BY source, target;
 
+-- the first release, updated, has exactly the objects of a new install
+CREATE TEMP TABLE objects_new AS
+SELECT pg_describe_object(classid, objid, objsubid) AS object
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake');
+DROP EXTENSION snowflake;
+CREATE EXTENSION snowflake VERSION '1.0';
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+CREATE TABLE kept (id snowflake PRIMARY KEY DEFAULT snowflake_nextval());
+INSERT INTO kept DEFAULT VALUES;
+ALTER EXTENSION snowflake UPDATE TO '1.1';
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+SELECT object AS missing_after_update FROM objects_new
+EXCEPT
+SELECT pg_describe_object(classid, objid, objsubid)
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake');
+SELECT pg_describe_object(classid, objid, objsubid) AS extra_after_update
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake')
+EXCEPT
+SELECT object FROM objects_new;
+-- and the data and defaults made with 1.0 keep working
+INSERT INTO kept DEFAULT VALUES;
+SELECT count(*), count(DISTINCT id), min(id) < max(id) AS increasing FROM kept;
+SELECT count(*) FROM kept WHERE id <@ tstzrange(now() - interval '1 hour', NULL);
+DROP TABLE kept;
+
 -- drop and create again, and relocate
 DROP EXTENSION snowflake;
 CREATE SCHEMA ids;

@@ -70,7 +70,8 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 -- the labels that make the above hold
-SELECT proname, provolatile, proparallel FROM pg_proc
- WHERE proname IN ('snowflake_nextval', 'snowflake_currval') ORDER BY 1;
+SELECT oid::regprocedure AS function, provolatile, proparallel FROM pg_proc
+ WHERE proname IN ('snowflake_nextval', 'snowflake_currval', 'snowflake_reserve')
+ ORDER BY 1::text;
 
 DROP TABLE orders, events, par;

@@ -29,6 +29,7 @@ PG_FUNCTION_INFO_V1(snowflake_node_id_of);
 PG_FUNCTION_INFO_V1(snowflake_seq);
 PG_FUNCTION_INFO_V1(snowflake_from_timestamp);
 PG_FUNCTION_INFO_V1(snowflake_from_parts);
+PG_FUNCTION_INFO_V1(snowflake_id_span);
 
 /*
  * Reads argument 'argno' as an ID.  The bigint variants of the functions
@@ -200,4 +201,40 @@ snowflake_from_parts(PG_FUNCTION_ARGS)
 				 errdetail("Valid sequence numbers are 0 to %d.", layout.max_seq)));
 
 	PG_RETURN_INT64(snowflake_compose(&layout, ms, node, seq));
+}
+
+/*
+ * snowflake_id_span(interval) RETURNS bigint: how many ID values one
+ * interval of time covers, i.e. the interval in milliseconds shifted left
+ * past the node and sequence fields.  Consecutive ranges of that size that
+ * start at 0 are aligned with the epoch, so they suit partitioning tools
+ * that work on integer ranges (pg_partman's ID partitioning).  Days count
+ * as 24 hours (IDs carry UTC time); months and years have no fixed length
+ * and are refused.
+ */
+Datum
+snowflake_id_span(PG_FUNCTION_ARGS)
+{
+	Interval   *span = PG_GETARG_INTERVAL_P(0);
+	SnowflakeLayout layout;
+	int64		ms;
+
+	if (span->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("interval must not contain months or years"),
+				 errdetail("Months and years have no fixed number of milliseconds."),
+				 errhint("Use snowflake_from_timestamp() on the bounds of each month instead.")));
+	if (span->time % 1000 != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("interval must be a whole number of milliseconds")));
+
+	snowflake_get_layout(&layout);
+	ms = (int64) span->day * SNOWFLAKE_MS_PER_DAY + span->time / 1000;
+	if (ms <= 0 || ms > layout.max_ms)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("interval must be positive and fit in the snowflake time range")));
+	PG_RETURN_INT64(ms << layout.shift);
 }

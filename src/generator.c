@@ -30,7 +30,9 @@
 
 #include <time.h>
 
+#include "access/htup_details.h"
 #include "access/xlog.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
 #include "utils/wait_event.h"
@@ -38,6 +40,8 @@
 #include "snowflake.h"
 
 PG_FUNCTION_INFO_V1(snowflake_nextval);
+PG_FUNCTION_INFO_V1(snowflake_nextval_n);
+PG_FUNCTION_INFO_V1(snowflake_reserve);
 PG_FUNCTION_INFO_V1(snowflake_currval);
 
 /* The last ID this session generated, for snowflake_currval(); -1: none */
@@ -45,9 +49,9 @@ static int64 session_last_id = -1;
 
 typedef enum AllocOutcome
 {
-	ALLOC_OK,					/* (ms, seq) is ours */
-	ALLOC_NEED_RESERVATION,		/* ms is beyond the durable reservation */
-	ALLOC_CLOCK_BEHIND			/* ms would run too far ahead of the clock */
+	ALLOC_OK,					/* the slots are ours */
+	ALLOC_NEED_RESERVATION,		/* beyond the durable reservation */
+	ALLOC_CLOCK_BEHIND			/* too far ahead of the clock */
 } AllocOutcome;
 
 static uint32
@@ -143,68 +147,84 @@ report_time_exhausted(void)
 }
 
 /*
- * Returns a new ID, strictly greater than every ID issued by this data
- * directory before.  Waits (interruptibly, outside any lock) when the
- * policy requires it, and raises an error when it cannot be correct.
+ * Allocates count consecutive slots (IDs without their node field; see
+ * SnowflakeSharedState) in one critical section, and returns the first and
+ * the last.  They are larger than every slot issued by this data directory
+ * before.  Waits (interruptibly, outside any lock) when the policy requires
+ * it, and raises an error when it cannot be correct.
  */
-int64
-snowflake_generate(void)
+static void
+allocate_slots(int64 count, int64 *first_out, int64 *last_out,
+			   int64 *lead_out)
 {
 	SnowflakeSharedState *state = generator_state_or_error();
-	int			shift = snowflake_node_bits + snowflake_sequence_bits;
-	int32		max_seq = (int32) ((INT64CONST(1) << snowflake_sequence_bits) - 1);
-	int64		max_ms = (INT64CONST(1) << (SNOWFLAKE_ID_BITS - shift)) - 1;
+	int			seq_bits = snowflake_sequence_bits;
+	int64		max_ms = (INT64CONST(1) << (SNOWFLAKE_ID_BITS - seq_bits -
+											 snowflake_node_bits)) - 1;
 	int64		wait_started = -1;
 	bool		counted_exhaustion = false;
+
+	Assert(count >= 1);
+
+	/* a block longer than the clock policy lets IDs run ahead can never fit */
+	if (count > 1)
+	{
+		int64		span_ms = (count - 1) >> seq_bits;
+		int64		allowed = (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW ?
+							   snowflake_max_borrow : 0) +
+			snowflake_clock_wait_timeout;
+
+		if (span_ms > allowed)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cannot reserve " INT64_FORMAT " snowflake IDs at once", count),
+					 errdetail("They span " INT64_FORMAT " ms of sequence numbers, more than the clock policy allows ahead of the clock (%d ms).",
+							   span_ms + 1, (int) allowed),
+					 errhint("Reserve fewer IDs per call, or raise \"%s\".",
+							 "snowflake.max_borrow")));
+	}
 
 	for (;;)
 	{
 		int64		now_ms;
+		int64		now_slot;
 		int64		allowed_lead;
-		int64		ms;
-		int32		seq;
+		int64		first;
+		int64		last;
+		int64		end_ms;
 		int64		reserved_ms;
-		bool		exhausted = false;
 		AllocOutcome outcome;
 
 		now_ms = snowflake_unix_ms_now() - snowflake_epoch_ms;
+		now_slot = now_ms * (INT64CONST(1) << seq_bits);
 		allowed_lead = (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW) ?
 			snowflake_max_borrow : 0;
 
 		SpinLockAcquire(&state->mutex);
-		if (now_ms > state->last_ms)
-		{
-			ms = now_ms;		/* a new millisecond: restart the sequence */
-			seq = 0;
-		}
-		else if (state->last_seq < max_seq)
-		{
-			ms = state->last_ms;	/* same ms, or the clock is behind us */
-			seq = state->last_seq + 1;
-		}
-		else
-		{
-			ms = state->last_ms + 1;	/* this ms is used up: borrow the next */
-			seq = 0;
-			exhausted = true;
-		}
+		first = Max(state->last_slot + 1, now_slot);
+		last = first + (count - 1);
+		end_ms = last >> seq_bits;
 		reserved_ms = state->reserved_ms;
-		if (ms - now_ms > allowed_lead)
+		if (end_ms - now_ms > allowed_lead)
 			outcome = ALLOC_CLOCK_BEHIND;
-		else if (ms > reserved_ms)
+		else if (end_ms > reserved_ms)
 			outcome = ALLOC_NEED_RESERVATION;
 		else
 		{
-			state->last_ms = ms;
-			state->last_seq = seq;
-			state->ids_issued++;
-			if (ms - now_ms > state->max_lead_ms)
-				state->max_lead_ms = ms - now_ms;
+			state->last_slot = last;
+			state->ids_issued += count;
+			if (end_ms - now_ms > state->max_lead_ms)
+				state->max_lead_ms = end_ms - now_ms;
 			outcome = ALLOC_OK;
 		}
 		SpinLockRelease(&state->mutex);
 
-		if (exhausted && !counted_exhaustion)
+		/*
+		 * The first slot starts a millisecond ahead of the clock: the one
+		 * before was used up, and we borrowed or must wait for this one.
+		 */
+		if (first > now_slot && (first & ((INT64CONST(1) << seq_bits) - 1)) == 0 &&
+			!counted_exhaustion)
 		{
 			pg_atomic_fetch_add_u64(&state->seq_exhaustions, 1);
 			counted_exhaustion = true;
@@ -212,41 +232,37 @@ snowflake_generate(void)
 
 		if (likely(outcome == ALLOC_OK))
 		{
-			int64		id = (ms << shift) |
-				((int64) snowflake_node_id << snowflake_sequence_bits) |
-				(int64) seq;
-
 			/*
 			 * Renew the reservation early if it is running low, unless
 			 * someone else is already at it.  The background worker
 			 * normally does this before we get here.
 			 */
-			if (unlikely(reserved_ms - ms < snowflake_reserve_ahead / 4) &&
+			if (unlikely(reserved_ms - end_ms < snowflake_reserve_ahead / 4) &&
 				reserved_ms < max_ms)
 				(void) snowflake_extend_reservation(state,
-													Min(ms + snowflake_reserve_ahead / 2, max_ms),
+													Min(end_ms + snowflake_reserve_ahead / 2, max_ms),
 													true, LOG);
-
-			session_last_id = id;
-			return id;
+			*first_out = first;
+			*last_out = last;
+			if (lead_out)
+				*lead_out = Max(end_ms - now_ms, 0);
+			return;
 		}
+
+		if (end_ms > max_ms)
+			report_time_exhausted();
 
 		if (outcome == ALLOC_NEED_RESERVATION)
 		{
-			if (ms > max_ms)
-				report_time_exhausted();
-			(void) snowflake_extend_reservation(state, ms, false, ERROR);
+			(void) snowflake_extend_reservation(state, end_ms, false, ERROR);
 			continue;
 		}
 
 		/* ALLOC_CLOCK_BEHIND: wait for the clock, or give up */
 		{
-			int64		lead = ms - now_ms;
+			int64		lead = end_ms - now_ms;
 			int64		sleep_ms = lead - allowed_lead;
 			int64		waited;
-
-			if (ms > max_ms)
-				report_time_exhausted();
 
 			if (wait_started < 0)
 			{
@@ -273,12 +289,132 @@ snowflake_generate(void)
 }
 
 /*
+ * The ID of a slot on this node.
+ */
+static inline int64
+slot_to_id(int64 slot)
+{
+	int			seq_bits = snowflake_sequence_bits;
+
+	return ((slot >> seq_bits) << (seq_bits + snowflake_node_bits)) |
+		((int64) snowflake_node_id << seq_bits) |
+		(slot & ((INT64CONST(1) << seq_bits) - 1));
+}
+
+/*
+ * Returns a new ID, strictly greater than every ID issued by this data
+ * directory before.
+ */
+int64
+snowflake_generate(void)
+{
+	int64		first;
+	int64		last;
+
+	allocate_slots(1, &first, &last, NULL);
+	session_last_id = slot_to_id(first);
+	return session_last_id;
+}
+
+/*
  * snowflake_nextval() RETURNS snowflake
  */
 Datum
 snowflake_nextval(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_INT64(snowflake_generate());
+}
+
+static int64
+block_size_arg(FunctionCallInfo fcinfo)
+{
+	int64		n = PG_GETARG_INT64(0);
+
+	if (n < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of snowflake IDs must be at least 1, not " INT64_FORMAT, n)));
+	return n;
+}
+
+/*
+ * snowflake_reserve(n bigint) RETURNS record (first_id snowflake,
+ * last_id snowflake, ids bigint, lead_ms bigint)
+ *
+ * Reserves n consecutive IDs of this node in one critical section, for a
+ * loader that numbers its rows itself: in generator order they are the
+ * slots from first_id's to last_id's (see the README for the arithmetic).
+ * A block longer than a millisecond's sequence borrows the following
+ * milliseconds, within the clock policy; lead_ms says how far ahead of the
+ * clock the last ID is.
+ */
+Datum
+snowflake_reserve(PG_FUNCTION_ARGS)
+{
+	int64		n = block_size_arg(fcinfo);
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	int64		first;
+	int64		last;
+	int64		lead;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	allocate_slots(n, &first, &last, &lead);
+	session_last_id = slot_to_id(last);
+
+	values[0] = Int64GetDatum(slot_to_id(first));
+	values[1] = Int64GetDatum(session_last_id);
+	values[2] = Int64GetDatum(n);
+	values[3] = Int64GetDatum(lead);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
+}
+
+typedef struct BlockState
+{
+	int64		next_slot;
+	int64		last_slot;
+} BlockState;
+
+/*
+ * snowflake_nextval(n bigint) RETURNS SETOF snowflake
+ *
+ * n new IDs, reserved at once as by snowflake_reserve(), in increasing
+ * order.
+ */
+Datum
+snowflake_nextval_n(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	BlockState *block;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		int64		n = block_size_arg(fcinfo);
+		int64		first;
+		int64		last;
+		MemoryContext oldcxt;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		allocate_slots(n, &first, &last, NULL);
+		session_last_id = slot_to_id(last);
+
+		oldcxt = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		block = (BlockState *) palloc(sizeof(BlockState));
+		block->next_slot = first;
+		block->last_slot = last;
+		funcctx->user_fctx = block;
+		MemoryContextSwitchTo(oldcxt);
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	block = (BlockState *) funcctx->user_fctx;
+	if (block->next_slot <= block->last_slot)
+		SRF_RETURN_NEXT(funcctx, Int64GetDatum(slot_to_id(block->next_slot++)));
+	SRF_RETURN_DONE(funcctx);
 }
 
 /*

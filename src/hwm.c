@@ -105,8 +105,7 @@ snowflake_hwm_load(SnowflakeSharedState *state)
 	snowflake_get_layout(&layout);
 
 	/* nothing issued yet: the first ID will need a reservation */
-	state->last_ms = -1;
-	state->last_seq = layout.max_seq;
+	state->last_slot = -1;
 	state->reserved_ms = -1;
 	state->hwm_id = -1;
 
@@ -150,8 +149,7 @@ snowflake_hwm_load(SnowflakeSharedState *state)
 	 * current layout: every ID from there on is larger than hwm_id.
 	 */
 	floor_ms = data.hwm_id >> layout.shift;
-	state->last_ms = floor_ms;
-	state->last_seq = layout.max_seq;
+	state->last_slot = (floor_ms << layout.seq_bits) | layout.max_seq;
 	state->reserved_ms = floor_ms;
 	state->hwm_id = data.hwm_id;
 	state->hwm_written_at = data.written_at;
@@ -289,7 +287,7 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 	SpinLockAcquire(&state->mutex);
 	refused = state->hwm_refused;
 	reserved_ms = state->reserved_ms;
-	last_ms = state->last_ms;
+	last_ms = state->last_slot >> snowflake_sequence_bits;
 	SpinLockRelease(&state->mutex);
 
 	if (refused)
@@ -350,11 +348,11 @@ snowflake_hwm_save_at_shutdown(SnowflakeSharedState *state)
 	SnowflakeLayout layout;
 	int64		issued_hwm;
 
-	if (state->hwm_refused || state->ids_issued == 0 || state->last_ms < 0)
+	if (state->hwm_refused || state->ids_issued == 0 || state->last_slot < 0)
 		return;
 
 	snowflake_get_layout(&layout);
-	issued_hwm = (state->last_ms << layout.shift) |
+	issued_hwm = ((state->last_slot >> layout.seq_bits) << layout.shift) |
 		((INT64CONST(1) << layout.shift) - 1);
 
 	if (issued_hwm >= state->hwm_id)

@@ -5,14 +5,22 @@
  *
  * The comparison operators between snowflake and bigint are members of
  * snowflake's own operator families, so an index on a snowflake column
- * serves "id = 42" directly.  An index on a bigint column belongs to the
- * core integer family, which knows nothing of snowflake; for
- *		orders.id >= snowflake_from_timestamp(...)
- * (orders.id bigint) to use it, the operators' functions carry this support
- * function.  Asked for an index condition, it returns the same comparison
- * written with the core bigint operator, the snowflake side relabeled as
- * bigint: the two types share their representation, so the condition is
- * exact, not lossy.
+ * serves "id = 42" directly.  An index on a bigint column, or a table
+ * partitioned on one, belongs to the core integer family, which knows
+ * nothing of snowflake.  For
+ *		orders.id >= snowflake_from_timestamp(...)		(orders.id bigint)
+ * to use them anyway, the operators' functions carry a support function:
+ *
+ * - SupportRequestSimplify: when the bigint side refers to columns and the
+ *	 snowflake side does not, the comparison is rewritten with the core
+ *	 bigint operator, the snowflake side relabeled as bigint.  The planner
+ *	 then treats it like any bigint comparison: index scans, partition
+ *	 pruning, statistics.
+ * - SupportRequestIndexCondition: for the remaining cases (a join between
+ *	 a bigint and a snowflake column, "id::snowflake = ..." on a bigint
+ *	 column), the same rewriting is offered as an index condition.
+ *
+ * Both are exact: the two types share their representation.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -28,6 +36,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
 #include "snowflake.h"
@@ -54,9 +63,15 @@ commuted_operator_name(const char *name)
 	return NULL;
 }
 
+/*
+ * Returns node as a bigint expression: relabeled, never twice (the planner
+ * looks through one RelabelType only).
+ */
 static Expr *
 as_int8(Node *node)
 {
+	while (IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
 	if (exprType(node) == INT8OID)
 		return (Expr *) node;
 	return (Expr *) makeRelabelType((Expr *) node, INT8OID, -1, InvalidOid,
@@ -64,10 +79,101 @@ as_int8(Node *node)
 }
 
 /*
+ * Returns the core bigint comparison operator called opname.
+ */
+static Oid
+int8_operator(const char *opname)
+{
+	return OpernameGetOprid(list_make2(makeString("pg_catalog"),
+									   makeString(pstrdup(opname))),
+							INT8OID, INT8OID);
+}
+
+/*
+ * The operator name of one of our comparison functions, from its SQL name
+ * (snowflake_eq, snowflake_lt, ...), or NULL.
+ */
+static const char *
+comparison_of_function(Oid funcid)
+{
+	static const struct
+	{
+		const char *function;
+		const char *op;
+	}			map[] = {
+		{"snowflake_eq", "="}, {"snowflake_ne", "<>"},
+		{"snowflake_lt", "<"}, {"snowflake_le", "<="},
+		{"snowflake_gt", ">"}, {"snowflake_ge", ">="}
+	};
+	char	   *name = get_func_name(funcid);
+
+	if (name == NULL)
+		return NULL;
+	for (int i = 0; i < (int) lengthof(map); i++)
+	{
+		if (strcmp(name, map[i].function) == 0)
+			return map[i].op;
+	}
+	return NULL;
+}
+
+/*
+ * SupportRequestSimplify: "bigint column OP snowflake value" (either order)
+ * becomes the core bigint comparison.
+ */
+static Node *
+simplify_comparison(SupportRequestSimplify *req)
+{
+	FuncExpr   *call = req->fcall;
+	Node	   *left;
+	Node	   *right;
+	Node	   *int8_side;
+	Node	   *snowflake_side;
+	const char *opname;
+	Oid			opno;
+	OpExpr	   *result;
+
+	if (list_length(call->args) != 2)
+		return NULL;
+	left = (Node *) linitial(call->args);
+	right = (Node *) lsecond(call->args);
+	if (exprType(left) == INT8OID)
+	{
+		int8_side = left;
+		snowflake_side = right;
+	}
+	else
+	{
+		int8_side = right;
+		snowflake_side = left;
+	}
+
+	/* only columns of type bigint compared with a snowflake value */
+	if (exprType(int8_side) != INT8OID || exprType(snowflake_side) == INT8OID ||
+		!contain_var_clause(int8_side) || contain_var_clause(snowflake_side))
+		return NULL;
+
+	opname = comparison_of_function(call->funcid);
+	if (opname == NULL)
+		return NULL;
+	opno = int8_operator(opname);
+	if (!OidIsValid(opno))
+		return NULL;
+
+	result = (OpExpr *) make_opclause(opno, BOOLOID, false,
+									  as_int8(left), as_int8(right),
+									  InvalidOid, InvalidOid);
+	result->location = call->location;
+	set_opfuncid(result);
+	return (Node *) result;
+}
+
+/*
  * snowflake_int8_support(internal) RETURNS internal
  *
- * Handles SupportRequestIndexCondition for the snowflake/bigint comparison
- * operators; returns NULL for every other request.
+ * Handles SupportRequestSimplify and SupportRequestIndexCondition for the
+ * snowflake/bigint comparison operators; returns NULL for every other
+ * request and for every case it does not handle.
  */
 Datum
 snowflake_int8_support(PG_FUNCTION_ARGS)
@@ -79,6 +185,9 @@ snowflake_int8_support(PG_FUNCTION_ARGS)
 	Node	   *other;
 	const char *opname;
 	Oid			int8_op;
+
+	if (IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(simplify_comparison((SupportRequestSimplify *) rawreq));
 
 	if (!IsA(rawreq, SupportRequestIndexCondition))
 		PG_RETURN_POINTER(NULL);
@@ -104,9 +213,7 @@ snowflake_int8_support(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(NULL);
 
 	/* the index's family must know the core bigint operator */
-	int8_op = OpernameGetOprid(list_make2(makeString("pg_catalog"),
-										  makeString(pstrdup(opname))),
-							   INT8OID, INT8OID);
+	int8_op = int8_operator(opname);
 	if (!OidIsValid(int8_op) || !op_in_opfamily(int8_op, req->opfamily))
 		PG_RETURN_POINTER(NULL);
 

@@ -129,9 +129,13 @@ typedef struct SnowflakeSharedState
 {
 	slock_t		mutex;
 
-	/* generator: the last ID issued, as (time field, sequence) */
-	int64		last_ms;
-	int32		last_seq;
+	/*
+	 * generator: the last ID issued, without its node field, as a "slot"
+	 * (time field << sequence_bits | sequence).  Slots are consecutive
+	 * integers, so the next ID's slot is last_slot + 1, or the current
+	 * millisecond's first slot if the clock is past it.  -1: none yet.
+	 */
+	int64		last_slot;
 
 	/*
 	 * IDs may be issued with time fields up to reserved_ms: a high-water

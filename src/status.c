@@ -72,6 +72,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 	Datum		values[STATUS_COLUMNS];
 	bool		nulls[STATUS_COLUMNS];
 	int64		now_ms;
+	int64		last_ms;
 	int64		lead_ms;
 	const char *problem = NULL;
 	int			i = 0;
@@ -83,8 +84,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 
 	/* a consistent snapshot of the fields under the spinlock */
 	SpinLockAcquire(&state->mutex);
-	snap.last_ms = state->last_ms;
-	snap.last_seq = state->last_seq;
+	snap.last_slot = state->last_slot;
 	snap.ids_issued = state->ids_issued;
 	snap.max_lead_ms = state->max_lead_ms;
 	snap.hwm_id = state->hwm_id;
@@ -100,8 +100,9 @@ snowflake_status(PG_FUNCTION_ARGS)
 	snap.largest_jump_forward_ms = state->largest_jump_forward_ms;
 	SpinLockRelease(&state->mutex);
 
+	last_ms = snap.last_slot >> layout.seq_bits;
 	now_ms = snowflake_unix_ms_now() - layout.epoch_ms;
-	lead_ms = Max(snap.last_ms - now_ms, 0);
+	lead_ms = Max(last_ms - now_ms, 0);
 
 	/* the first reason snowflake_nextval() would fail right now, if any */
 	if (snowflake_node_id < 0)
@@ -110,7 +111,8 @@ snowflake_status(PG_FUNCTION_ARGS)
 		problem = state->hwm_problem;	/* set at startup, never changed */
 	else if (RecoveryInProgress())
 		problem = "the server is in recovery";
-	else if (now_ms > layout.max_ms || snap.last_ms >= layout.max_ms)
+	else if (now_ms > layout.max_ms ||
+			 snap.last_slot >= ((layout.max_ms << layout.seq_bits) | layout.max_seq))
 		problem = "the time bits of the layout are exhausted";
 	else if (lead_ms > (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW ?
 						snowflake_max_borrow : 0) + snowflake_clock_wait_timeout)
@@ -135,10 +137,10 @@ snowflake_status(PG_FUNCTION_ARGS)
 	/* generation */
 	if (snap.ids_issued > 0 && snowflake_node_id >= 0)
 	{
-		values[i++] = Int64GetDatum(snowflake_compose(&layout, snap.last_ms,
+		values[i++] = Int64GetDatum(snowflake_compose(&layout, last_ms,
 													  snowflake_node_id,
-													  snap.last_seq));
-		values[i] = unix_ms_datum(layout.epoch_ms + snap.last_ms, &nulls[i]);
+													  (int32) (snap.last_slot & layout.max_seq)));
+		values[i] = unix_ms_datum(layout.epoch_ms + last_ms, &nulls[i]);
 		i++;
 	}
 	else

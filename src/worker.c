@@ -108,7 +108,8 @@ report_step(SnowflakeSharedState *state, int64 step_ms, int64 now_unix_ms)
 		if (step_ms > state->largest_jump_forward_ms)
 			state->largest_jump_forward_ms = step_ms;
 	}
-	lead_ms = state->last_ms - (now_unix_ms - snowflake_epoch_ms);
+	lead_ms = (state->last_slot >> snowflake_sequence_bits) -
+		(now_unix_ms - snowflake_epoch_ms);
 	SpinLockRelease(&state->mutex);
 
 	if (step_ms < 0)
@@ -146,7 +147,7 @@ renew_reservation(SnowflakeSharedState *state, int64 now_ms,
 
 	SpinLockAcquire(&state->mutex);
 	ids_issued = state->ids_issued;
-	last_ms = state->last_ms;
+	last_ms = state->last_slot >> snowflake_sequence_bits;
 	reserved_ms = state->reserved_ms;
 	refused = state->hwm_refused;
 	SpinLockRelease(&state->mutex);

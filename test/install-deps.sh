@@ -11,6 +11,7 @@ PACKAGES=(
 	postgresql-server-dev-15   # PGXS, pg_regress, isolation tester, TAP modules
 	libipc-run-perl            # PostgreSQL::Test::Cluster
 	faketime                   # shifting a running server's clock (TAP)
+	postgresql-15-partman      # the pg_partman recipe (pg_regress)
 )
 
 missing=()

@@ -1,0 +1,504 @@
+/*-------------------------------------------------------------------------
+ *
+ * time_ops.c
+ *	  Comparing IDs with times: snowflake vs timestamptz operators,
+ *	  containment in a tstzrange, and the planner support that turns them
+ *	  into ID bounds an index or a partitioned table can use.
+ *
+ * "id OP ts" means exactly "snowflake_timestamp(id) OP ts": the same rows a
+ * timestamp column holding each ID's time would give, millisecond edges and
+ * times outside the layout's range included.  Every such predicate is a
+ * range of IDs, because an ID's time field is its most significant part:
+ *
+ *	snowflake_last_id_before(ts)	the largest ID value whose time is < ts
+ *	snowflake_last_id_at(ts)		the largest ID value whose time is <= ts
+ *
+ * (-1 when there is none, 2^63-1 when every ID qualifies), so that
+ *
+ *	id >= ts  <=>  id >  last_id_before(ts)		id <  ts  <=>  id <= last_id_before(ts)
+ *	id >  ts  <=>  id >  last_id_at(ts)			id <= ts  <=>  id <= last_id_at(ts)
+ *	id =  ts  <=>  both id > last_id_before(ts) and id <= last_id_at(ts)
+ *
+ * The operators evaluate exactly these, and their support function rewrites
+ * them into these comparisons of snowflake with bigint at planning time
+ * (SupportRequestSimplify), which belong to snowflake's btree family.  So
+ * index scans, BRIN, partition pruning and selectivity estimates all work
+ * on the plain ID comparisons.
+ *
+ * The timestamp operators are deliberately not members of any btree
+ * family: many IDs share one millisecond, so "id = ts" cannot be an
+ * equality that is transitive with the equality of IDs.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/time_ops.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "utils/lsyscache.h"
+#include "utils/rangetypes.h"
+#include "utils/timestamp.h"
+#include "utils/typcache.h"
+
+#include "snowflake.h"
+
+PG_FUNCTION_INFO_V1(snowflake_last_id_before);
+PG_FUNCTION_INFO_V1(snowflake_last_id_at);
+PG_FUNCTION_INFO_V1(snowflake_last_id_before_range);
+PG_FUNCTION_INFO_V1(snowflake_last_id_in_range);
+PG_FUNCTION_INFO_V1(snowflake_time_contained);
+PG_FUNCTION_INFO_V1(snowflake_time_contained_commuted);
+PG_FUNCTION_INFO_V1(snowflake_time_support);
+
+#define NO_ID		INT64CONST(-1)
+#define ALL_IDS		PG_INT64_MAX
+
+/*
+ * The largest ID value whose time field is below limit_ms (a time field,
+ * ms after the epoch): -1 if none is, 2^63-1 if every one is.
+ */
+static int64
+last_id_below(const SnowflakeLayout *layout, int64 limit_ms)
+{
+	if (limit_ms <= 0)
+		return NO_ID;
+	if (limit_ms > layout->max_ms)
+		return ALL_IDS;
+	return (limit_ms << layout->shift) - 1;
+}
+
+/*
+ * last_id_before(ts): an ID's time (a whole millisecond M) is < ts exactly
+ * when M < ts rounded up to a whole millisecond.
+ */
+static int64
+last_id_before(const SnowflakeLayout *layout, TimestampTz ts)
+{
+	int64		ms;
+
+	if (TIMESTAMP_IS_NOBEGIN(ts))
+		return NO_ID;
+	if (TIMESTAMP_IS_NOEND(ts))
+		return ALL_IDS;
+	ms = snowflake_timestamptz_to_ms(layout, ts);	/* rounded down */
+	if (ts % 1000 != 0)
+		ms++;
+	return last_id_below(layout, ms);
+}
+
+/*
+ * last_id_at(ts): M <= ts exactly when M < (ts rounded down) + 1 ms.
+ */
+static int64
+last_id_at(const SnowflakeLayout *layout, TimestampTz ts)
+{
+	if (TIMESTAMP_IS_NOBEGIN(ts))
+		return NO_ID;
+	if (TIMESTAMP_IS_NOEND(ts))
+		return ALL_IDS;
+	return last_id_below(layout, snowflake_timestamptz_to_ms(layout, ts) + 1);
+}
+
+/*
+ * The bounds of a tstzrange as ID values: every ID whose time is in the
+ * range is > *below and <= *upto, every other ID is not.
+ */
+static void
+range_id_bounds(FunctionCallInfo fcinfo, const SnowflakeLayout *layout,
+				RangeType *range, int64 *below, int64 *upto)
+{
+	TypeCacheEntry *typcache;
+	RangeBound	lower;
+	RangeBound	upper;
+	bool		empty;
+
+	typcache = range_get_typcache(fcinfo, RangeTypeGetOid(range));
+	range_deserialize(typcache, range, &lower, &upper, &empty);
+
+	if (empty)
+	{
+		*below = ALL_IDS;
+		*upto = NO_ID;
+		return;
+	}
+
+	if (lower.infinite)
+		*below = NO_ID;
+	else if (lower.inclusive)
+		*below = last_id_before(layout, DatumGetTimestampTz(lower.val));
+	else
+		*below = last_id_at(layout, DatumGetTimestampTz(lower.val));
+
+	if (upper.infinite)
+		*upto = ALL_IDS;
+	else if (upper.inclusive)
+		*upto = last_id_at(layout, DatumGetTimestampTz(upper.val));
+	else
+		*upto = last_id_before(layout, DatumGetTimestampTz(upper.val));
+}
+
+/*
+ * snowflake_last_id_before(timestamptz) RETURNS bigint
+ */
+Datum
+snowflake_last_id_before(PG_FUNCTION_ARGS)
+{
+	SnowflakeLayout layout;
+
+	snowflake_get_layout(&layout);
+	PG_RETURN_INT64(last_id_before(&layout, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+/*
+ * snowflake_last_id_at(timestamptz) RETURNS bigint
+ */
+Datum
+snowflake_last_id_at(PG_FUNCTION_ARGS)
+{
+	SnowflakeLayout layout;
+
+	snowflake_get_layout(&layout);
+	PG_RETURN_INT64(last_id_at(&layout, PG_GETARG_TIMESTAMPTZ(0)));
+}
+
+/*
+ * snowflake_last_id_before(tstzrange) RETURNS bigint: the largest ID value
+ * below every ID whose time is in the range.
+ */
+Datum
+snowflake_last_id_before_range(PG_FUNCTION_ARGS)
+{
+	SnowflakeLayout layout;
+	int64		below;
+	int64		upto;
+
+	snowflake_get_layout(&layout);
+	range_id_bounds(fcinfo, &layout, PG_GETARG_RANGE_P(0), &below, &upto);
+	PG_RETURN_INT64(below);
+}
+
+/*
+ * snowflake_last_id_in(tstzrange) RETURNS bigint: the largest ID value not
+ * above every ID whose time is in the range.
+ */
+Datum
+snowflake_last_id_in_range(PG_FUNCTION_ARGS)
+{
+	SnowflakeLayout layout;
+	int64		below;
+	int64		upto;
+
+	snowflake_get_layout(&layout);
+	range_id_bounds(fcinfo, &layout, PG_GETARG_RANGE_P(0), &below, &upto);
+	PG_RETURN_INT64(upto);
+}
+
+typedef enum TimeComparison
+{
+	TC_EQ, TC_NE, TC_LT, TC_LE, TC_GT, TC_GE
+} TimeComparison;
+
+static TimeComparison
+commute(TimeComparison cmp)
+{
+	switch (cmp)
+	{
+		case TC_LT:
+			return TC_GT;
+		case TC_LE:
+			return TC_GE;
+		case TC_GT:
+			return TC_LT;
+		case TC_GE:
+			return TC_LE;
+		default:
+			return cmp;
+	}
+}
+
+static bool
+compare_id_time(const SnowflakeLayout *layout, int64 id, TimestampTz ts,
+				TimeComparison cmp)
+{
+	switch (cmp)
+	{
+		case TC_EQ:
+			return id > last_id_before(layout, ts) && id <= last_id_at(layout, ts);
+		case TC_NE:
+			return !(id > last_id_before(layout, ts) && id <= last_id_at(layout, ts));
+		case TC_LT:
+			return id <= last_id_before(layout, ts);
+		case TC_LE:
+			return id <= last_id_at(layout, ts);
+		case TC_GT:
+			return id > last_id_at(layout, ts);
+		case TC_GE:
+			return id > last_id_before(layout, ts);
+	}
+	return false;				/* keep compiler quiet */
+}
+
+/*
+ * The operator functions.  Each comparison exists for (snowflake,
+ * timestamptz) and, under the same SQL name, for (timestamptz, snowflake);
+ * they are separate C functions because a function called through the
+ * planner's selectivity code cannot ask for its argument types.
+ */
+static inline Datum
+id_time_comparison(int64 id, TimestampTz ts, TimeComparison cmp)
+{
+	SnowflakeLayout layout;
+
+	snowflake_get_layout(&layout);
+	PG_RETURN_BOOL(compare_id_time(&layout, id, ts, cmp));
+}
+
+#define TIME_COMPARISON(name, cmp) \
+PG_FUNCTION_INFO_V1(name); \
+PG_FUNCTION_INFO_V1(name##_commuted); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	return id_time_comparison(PG_GETARG_INT64(0), PG_GETARG_TIMESTAMPTZ(1), cmp); \
+} \
+Datum \
+name##_commuted(PG_FUNCTION_ARGS) \
+{ \
+	return id_time_comparison(PG_GETARG_INT64(1), PG_GETARG_TIMESTAMPTZ(0), \
+							  commute(cmp)); \
+}
+
+TIME_COMPARISON(snowflake_time_eq, TC_EQ)
+TIME_COMPARISON(snowflake_time_ne, TC_NE)
+TIME_COMPARISON(snowflake_time_lt, TC_LT)
+TIME_COMPARISON(snowflake_time_le, TC_LE)
+TIME_COMPARISON(snowflake_time_gt, TC_GT)
+TIME_COMPARISON(snowflake_time_ge, TC_GE)
+
+static Datum
+id_in_range(FunctionCallInfo fcinfo, int64 id, RangeType *range)
+{
+	SnowflakeLayout layout;
+	int64		below;
+	int64		upto;
+
+	snowflake_get_layout(&layout);
+	range_id_bounds(fcinfo, &layout, range, &below, &upto);
+	PG_RETURN_BOOL(id > below && id <= upto);
+}
+
+/*
+ * snowflake_time_contained(snowflake, tstzrange): the <@ operator
+ */
+Datum
+snowflake_time_contained(PG_FUNCTION_ARGS)
+{
+	return id_in_range(fcinfo, PG_GETARG_INT64(0), PG_GETARG_RANGE_P(1));
+}
+
+/*
+ * snowflake_time_contained(tstzrange, snowflake): the @> operator
+ */
+Datum
+snowflake_time_contained_commuted(PG_FUNCTION_ARGS)
+{
+	return id_in_range(fcinfo, PG_GETARG_INT64(1), PG_GETARG_RANGE_P(0));
+}
+
+/* ----------
+ * Planner support
+ * ----------
+ */
+
+/*
+ * Looks up one of our functions or operators in the schema of funcid (the
+ * extension's schema, wherever it was installed).
+ */
+static List *
+qualified_name(Oid funcid, const char *name)
+{
+	char	   *schema = get_namespace_name(get_func_namespace(funcid));
+
+	return list_make2(makeString(schema), makeString(pstrdup(name)));
+}
+
+/*
+ * If id is a bigint expression cast to snowflake ("orders.id::snowflake",
+ * through our cast function or a relabeling), returns the bigint
+ * expression; otherwise NULL.  Comparing the bigint directly lets the
+ * planner use bigint indexes and prune bigint-keyed partitions; it differs
+ * only in not rejecting negative bigints, which are no IDs and compare as
+ * earlier than any time.
+ */
+static Node *
+bigint_under_cast(Oid funcid, Node *id)
+{
+	if (IsA(id, RelabelType))
+	{
+		Node	   *arg = (Node *) ((RelabelType *) id)->arg;
+
+		return exprType(arg) == INT8OID ? arg : NULL;
+	}
+	if (IsA(id, FuncExpr))
+	{
+		FuncExpr   *cast = (FuncExpr *) id;
+		char	   *name;
+
+		if (cast->funcformat == COERCE_EXPLICIT_CALL ||
+			list_length(cast->args) != 1 ||
+			exprType((Node *) linitial(cast->args)) != INT8OID ||
+			get_func_namespace(cast->funcid) != get_func_namespace(funcid))
+			return NULL;
+		name = get_func_name(cast->funcid);
+		if (name != NULL && strcmp(name, "snowflake") == 0)
+			return (Node *) linitial(cast->args);
+	}
+	return NULL;
+}
+
+/*
+ * "id OP bound(arg)" where OP is the comparison opname between snowflake
+ * and bigint (or between bigints, for a bigint cast to snowflake) and bound
+ * is snowflake_last_id_before or _at (or _in) applied to arg.
+ */
+static Expr *
+id_bound_clause(Oid funcid, Node *id, const char *opname,
+				const char *boundfunc, Node *arg)
+{
+	Oid			argtype = exprType(arg);
+	Node	   *bigint_id = bigint_under_cast(funcid, id);
+	Oid			boundoid;
+	Oid			opno;
+	FuncExpr   *bound;
+	OpExpr	   *clause;
+
+	boundoid = LookupFuncName(qualified_name(funcid, boundfunc), 1, &argtype, true);
+	if (bigint_id != NULL)
+	{
+		id = bigint_id;
+		opno = OpernameGetOprid(list_make2(makeString("pg_catalog"),
+										   makeString(pstrdup(opname))),
+								INT8OID, INT8OID);
+	}
+	else
+		opno = OpernameGetOprid(qualified_name(funcid, opname), exprType(id), INT8OID);
+	if (!OidIsValid(boundoid) || !OidIsValid(opno))
+		return NULL;
+
+	bound = makeFuncExpr(boundoid, INT8OID, list_make1(arg), InvalidOid,
+						 InvalidOid, COERCE_EXPLICIT_CALL);
+	clause = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) id,
+									  (Expr *) bound, InvalidOid, InvalidOid);
+	set_opfuncid(clause);
+	return (Expr *) clause;
+}
+
+/*
+ * A range "id > below AND id <= upto", or NULL if it cannot be built.
+ */
+static Node *
+id_range_clause(Oid funcid, Node *id, const char *belowfunc,
+				const char *uptofunc, Node *arg)
+{
+	Expr	   *lower;
+	Expr	   *upper;
+
+	/* both appear twice: do not change how often a volatile one runs */
+	if (contain_volatile_functions(id) || contain_volatile_functions(arg))
+		return NULL;
+	lower = id_bound_clause(funcid, id, ">", belowfunc, arg);
+	upper = id_bound_clause(funcid, copyObject(id), "<=", uptofunc, copyObject(arg));
+	if (lower == NULL || upper == NULL)
+		return NULL;
+	return (Node *) make_andclause(list_make2(lower, upper));
+}
+
+static Node *
+simplify_time_predicate(SupportRequestSimplify *req)
+{
+	FuncExpr   *call = req->fcall;
+	char	   *name = get_func_name(call->funcid);
+	Node	   *left;
+	Node	   *right;
+	Node	   *id;
+	Node	   *other;
+	bool		id_first;
+	TimeComparison cmp;
+
+	if (name == NULL || list_length(call->args) != 2)
+		return NULL;
+	left = (Node *) linitial(call->args);
+	right = (Node *) lsecond(call->args);
+	id_first = exprType(left) != TIMESTAMPTZOID && exprType(left) != TSTZRANGEOID;
+	id = id_first ? left : right;
+	other = id_first ? right : left;
+
+	if (strcmp(name, "snowflake_time_contained") == 0)
+		return id_range_clause(call->funcid, id, "snowflake_last_id_before",
+							   "snowflake_last_id_in", other);
+
+	if (strcmp(name, "snowflake_time_eq") == 0)
+		cmp = TC_EQ;
+	else if (strcmp(name, "snowflake_time_lt") == 0)
+		cmp = TC_LT;
+	else if (strcmp(name, "snowflake_time_le") == 0)
+		cmp = TC_LE;
+	else if (strcmp(name, "snowflake_time_gt") == 0)
+		cmp = TC_GT;
+	else if (strcmp(name, "snowflake_time_ge") == 0)
+		cmp = TC_GE;
+	else
+		return NULL;			/* <> selects no range: leave it */
+
+	if (!id_first)
+		cmp = commute(cmp);
+
+	switch (cmp)
+	{
+		case TC_EQ:
+			return id_range_clause(call->funcid, id, "snowflake_last_id_before",
+								   "snowflake_last_id_at", other);
+		case TC_LT:
+			return (Node *) id_bound_clause(call->funcid, id, "<=",
+											"snowflake_last_id_before", other);
+		case TC_LE:
+			return (Node *) id_bound_clause(call->funcid, id, "<=",
+											"snowflake_last_id_at", other);
+		case TC_GT:
+			return (Node *) id_bound_clause(call->funcid, id, ">",
+											"snowflake_last_id_at", other);
+		case TC_GE:
+			return (Node *) id_bound_clause(call->funcid, id, ">",
+											"snowflake_last_id_before", other);
+		case TC_NE:
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * snowflake_time_support(internal) RETURNS internal
+ *
+ * SupportRequestSimplify for the snowflake/timestamptz comparisons and the
+ * tstzrange containment operators: replaces them by comparisons of the ID
+ * with ID bounds.  Returns NULL for any other request.
+ */
+Datum
+snowflake_time_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(simplify_time_predicate((SupportRequestSimplify *) rawreq));
+	PG_RETURN_POINTER(NULL);
+}
