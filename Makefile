@@ -5,10 +5,12 @@ EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(srcdir)/snow
 MODULE_big  = snowflake
 OBJS        = src/snowflake.o src/guc.o src/layout.o src/shmem.o src/hwm.o \
               src/generator.o src/type_io.o src/operators.o src/functions.o \
-              src/time_ops.o src/layouts.o src/uuid.o src/status.o src/worker.o
+              src/time_ops.o src/layouts.o src/uuid.o src/wal.o src/status.o \
+              src/worker.o src/peers.o
 DATA        = $(wildcard $(srcdir)/sql/snowflake--*.sql)
 PGFILEDESC  = "snowflake - time-ordered 64-bit identifiers"
-PG_CPPFLAGS = -I$(srcdir)/src -DSNOWFLAKE_VERSION=\"$(EXTVERSION)\"
+PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir) -DSNOWFLAKE_VERSION=\"$(EXTVERSION)\"
+SHLIB_LINK_INTERNAL = $(libpq)
 
 # pg_regress and the isolation tester start their own server with the
 # library preloaded (test/snowflake.conf), so "make installcheck" never

@@ -96,6 +96,22 @@ generator_state_or_error(void)
 				 errhint("Set \"%s\" to a value from 0 to %d in postgresql.conf and restart the server.",
 						 "snowflake.node_id", (1 << snowflake_node_bits) - 1)));
 
+	if (unlikely(state->node_conflict) &&
+		snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
+	{
+		char		detail[sizeof(state->node_conflict_detail)];
+
+		SpinLockAcquire(&state->mutex);
+		memcpy(detail, state->node_conflict_detail, sizeof(detail));
+		SpinLockRelease(&state->mutex);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("snowflake node ID %d is also used by another server", snowflake_node_id),
+				 errdetail("The conflict: %s. Of two servers with one node ID, the one started later stops generating IDs.", detail),
+				 errhint("Give every server its own \"%s\" and restart this one.",
+						 "snowflake.node_id")));
+	}
+
 	if (unlikely(RecoveryInProgress()))
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
@@ -240,7 +256,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out,
 			if (unlikely(reserved_ms - end_ms < snowflake_reserve_ahead / 4) &&
 				reserved_ms < max_ms)
 				(void) snowflake_extend_reservation(state,
-													Min(end_ms + snowflake_reserve_ahead / 2, max_ms),
+													Min(end_ms + snowflake_reserve_ahead / 4, max_ms),
 													true, LOG);
 			*first_out = first;
 			*last_out = last;

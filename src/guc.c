@@ -38,12 +38,21 @@ int			snowflake_sequence_bits = SNOWFLAKE_DEFAULT_SEQ_BITS;
 int			snowflake_clock_policy = SNOWFLAKE_CLOCK_BORROW;
 int			snowflake_max_borrow = 10000;
 int			snowflake_clock_wait_timeout = 1000;
-int			snowflake_reserve_ahead = 5000;
+int			snowflake_reserve_ahead = 2000;
 int			snowflake_clock_check_interval = 1000;
 int			snowflake_clock_step_threshold = 100;
 int			snowflake_epoch_warning_days = 365;
+char	   *snowflake_peers = NULL;
+int			snowflake_peer_check_interval = 5000;
+int			snowflake_node_conflict = SNOWFLAKE_CONFLICT_REFUSE;
 
 int64		snowflake_epoch_ms = 0;
+
+static const struct config_enum_entry node_conflict_options[] = {
+	{"refuse", SNOWFLAKE_CONFLICT_REFUSE, false},
+	{"warn", SNOWFLAKE_CONFLICT_WARN, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry clock_policy_options[] = {
 	{"borrow", SNOWFLAKE_CLOCK_BORROW, false},
@@ -254,7 +263,9 @@ static const char *const all_parameters[] = {
 	"snowflake.sequence_bits", "snowflake.clock_policy",
 	"snowflake.max_borrow", "snowflake.clock_wait_timeout",
 	"snowflake.reserve_ahead", "snowflake.clock_check_interval",
-	"snowflake.clock_step_threshold", "snowflake.epoch_warning_days"
+	"snowflake.clock_step_threshold", "snowflake.epoch_warning_days",
+	"snowflake.peers", "snowflake.peer_check_interval",
+	"snowflake.node_conflict"
 };
 
 void
@@ -339,7 +350,7 @@ snowflake_define_gucs(bool preloading)
 							"Sets how far ahead of the clock the durable high-water mark is reserved.",
 							"Each reservation costs one write and fsync of a small file; a larger value means fewer of them and a larger jump of ID times after a crash.",
 							&snowflake_reserve_ahead,
-							5000, 10, 3600 * 1000,
+							2000, 10, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
@@ -366,6 +377,31 @@ snowflake_define_gucs(bool preloading)
 							365, 0, 100000,
 							PGC_SIGHUP, 0,
 							NULL, NULL, NULL);
+
+	DefineCustomStringVariable("snowflake.peers",
+							   "Lists the other servers to check for node ID conflicts and clock skew.",
+							   "libpq connection strings or URIs, separated by commas; each server needs the snowflake extension in that database.",
+							   &snowflake_peers,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.peer_check_interval",
+							"Sets how often the peers are checked.",
+							NULL,
+							&snowflake_peer_check_interval,
+							5000, 100, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("snowflake.node_conflict",
+							 "Sets what a server does when a peer that started earlier uses its node ID.",
+							 "\"refuse\" stops generating IDs, \"warn\" only logs.",
+							 &snowflake_node_conflict,
+							 SNOWFLAKE_CONFLICT_REFUSE,
+							 node_conflict_options,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("snowflake");
 

@@ -9,9 +9,9 @@
  * shared memory, and reserved_ms is raised only after a state file covering
  * it has been written, fsynced and renamed into place (durable_rename()
  * fsyncs the file and its directory).  The reservation runs
- * snowflake.reserve_ahead milliseconds ahead, so the hot path never writes;
- * the background worker renews it before it runs out, and a backend does
- * so itself when it must.  This is how sequences pre-log values: a crash
+ * snowflake.reserve_ahead milliseconds ahead of the clock, so the hot path
+ * never writes; the background worker renews it before it runs out, and a
+ * backend does so itself when it must.  This is how sequences pre-log values: a crash
  * skips IDs, it never repeats them.
  *
  * On server start the generator resumes above the saved bound, whatever
@@ -252,8 +252,14 @@ write_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
 /*
  * Makes sure IDs with time fields up to needed_ms may be issued, writing a
  * new high-water mark if the current reservation does not cover them.  The
- * new reservation reaches snowflake.reserve_ahead past the later of the
- * clock and the last ID, so that one write serves many IDs.
+ * new reservation reaches snowflake.reserve_ahead (W) past the clock, and at
+ * least W/2 past needed_ms, so that one write serves many IDs.
+ *
+ * Basing it on the clock rather than on the last ID matters after a crash:
+ * generation resumes at the reservation, ahead of the clock; were the next
+ * reservation W past that, every crash would push IDs another W ahead.  As
+ * it is, crashes in a row leave IDs at most about W ahead of the clock, or
+ * W/2 ahead of where they were if they already ran ahead.
  *
  * With conditional, gives up at once (returning false) if another process
  * is writing; the caller only wanted to renew early.  Write failures are
@@ -267,7 +273,6 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 {
 	SnowflakeLayout layout;
 	int64		reserved_ms;
-	int64		last_ms;
 	int64		now_unix_ms;
 	int64		new_ms;
 	int64		new_hwm;
@@ -287,7 +292,6 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 	SpinLockAcquire(&state->mutex);
 	refused = state->hwm_refused;
 	reserved_ms = state->reserved_ms;
-	last_ms = state->last_slot >> snowflake_sequence_bits;
 	SpinLockRelease(&state->mutex);
 
 	if (refused)
@@ -310,9 +314,8 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 	}
 
 	now_unix_ms = snowflake_unix_ms_now();
-	new_ms = Max(now_unix_ms - layout.epoch_ms, last_ms) +
-		snowflake_reserve_ahead;
-	new_ms = Max(new_ms, needed_ms);
+	new_ms = Max(now_unix_ms - layout.epoch_ms + snowflake_reserve_ahead,
+				 needed_ms + snowflake_reserve_ahead / 2);
 	new_ms = Min(new_ms, layout.max_ms);
 	new_hwm = (new_ms << layout.shift) | ((INT64CONST(1) << layout.shift) - 1);
 
@@ -321,6 +324,9 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 		LWLockRelease(state->reserve_lock);
 		return false;
 	}
+
+	/* and to standbys, before any ID it covers is issued */
+	snowflake_wal_log_hwm(new_hwm);
 
 	/* durable now: publish */
 	SpinLockAcquire(&state->mutex);
@@ -334,6 +340,50 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 
 	LWLockRelease(state->reserve_lock);
 	return true;
+}
+
+/*
+ * Replays a high-water mark record from WAL (wal.c): on a standby, or on a
+ * primary in crash recovery.  Makes the bound durable in this data
+ * directory too, then raises the shared state to it, so that generation
+ * after promotion starts above it.  Runs in the startup process; an error
+ * here stops recovery, as a failed redo must.
+ */
+void
+snowflake_hwm_redo(int64 hwm_id)
+{
+	SnowflakeSharedState *state = snowflake_state;
+	SnowflakeLayout layout;
+	int64		floor_ms;
+	int64		floor_slot;
+	int64		now_unix_ms;
+
+	if (state == NULL)
+		return;
+
+	snowflake_get_layout(&layout);
+	floor_ms = hwm_id >> layout.shift;
+	floor_slot = (floor_ms << layout.seq_bits) | layout.max_seq;
+
+	LWLockAcquire(state->reserve_lock, LW_EXCLUSIVE);
+
+	/* hwm_id only changes under reserve_lock, which we hold */
+	if (hwm_id > state->hwm_id)
+	{
+		now_unix_ms = snowflake_unix_ms_now();
+		(void) write_state_file(hwm_id, now_unix_ms, ERROR);
+
+		SpinLockAcquire(&state->mutex);
+		state->hwm_id = hwm_id;
+		state->hwm_written_at = now_unix_ms;
+		if (floor_slot > state->last_slot)
+			state->last_slot = floor_slot;
+		if (floor_ms > state->reserved_ms)
+			state->reserved_ms = floor_ms;
+		SpinLockRelease(&state->mutex);
+	}
+
+	LWLockRelease(state->reserve_lock);
 }
 
 /*

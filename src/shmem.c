@@ -83,6 +83,11 @@ shmem_startup(void)
 		pg_atomic_init_u64(&snowflake_state->clock_waits, 0);
 		pg_atomic_init_u64(&snowflake_state->clock_errors, 0);
 
+		/* tells this server apart from its peers (peers.c) */
+		if (!pg_strong_random(&snowflake_state->instance_token,
+							  sizeof(snowflake_state->instance_token)))
+			snowflake_state->instance_token = (int64) MyStartTime * 1000003 + MyProcPid;
+
 		/* start above every ID this data directory ever issued */
 		snowflake_hwm_load(snowflake_state);
 	}

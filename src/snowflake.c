@@ -40,6 +40,7 @@ _PG_init(void)
 	snowflake_check_startup_settings();
 
 	snowflake_shmem_install_hooks();
+	snowflake_wal_register();
 
 	if (!IsUnderPostmaster)
 		snowflake_log_layout();
@@ -47,4 +48,7 @@ _PG_init(void)
 	/* the worker is optional; pg_upgrade's server needs none */
 	if (snowflake_clock_check_interval > 0 && !IsBinaryUpgrade)
 		snowflake_register_worker();
+
+	if (snowflake_peers != NULL && snowflake_peers[0] != '\0' && !IsBinaryUpgrade)
+		snowflake_register_peer_worker();
 }

@@ -60,6 +60,32 @@ typedef struct SnowflakeLayout
 	int32		max_seq;
 } SnowflakeLayout;
 
+/* snowflake.node_conflict */
+typedef enum SnowflakeConflictPolicy
+{
+	SNOWFLAKE_CONFLICT_REFUSE,	/* stop generating */
+	SNOWFLAKE_CONFLICT_WARN		/* only log */
+} SnowflakeConflictPolicy;
+
+#define SNOWFLAKE_MAX_PEERS			16
+#define SNOWFLAKE_PEER_NAME_LEN		128
+#define SNOWFLAKE_PEER_STATUS_LEN	160
+
+/* What the peer checker last saw of one peer (peers.c) */
+typedef struct SnowflakePeerStatus
+{
+	char		name[SNOWFLAKE_PEER_NAME_LEN];	/* host, port, dbname */
+	char		status[SNOWFLAKE_PEER_STATUS_LEN];
+	int			node_id;
+	bool		reachable;
+	bool		self;			/* the list names this very server */
+	bool		in_recovery;
+	bool		conflict;		/* we yield to it */
+	int64		skew_ms;		/* its clock minus ours */
+	int64		rtt_ms;
+	int64		checked_at;		/* Unix ms, 0 if never */
+} SnowflakePeerStatus;
+
 /* Clock policies for snowflake.clock_policy */
 typedef enum SnowflakeClockPolicy
 {
@@ -83,6 +109,9 @@ extern int	snowflake_reserve_ahead;
 extern int	snowflake_clock_check_interval;
 extern int	snowflake_clock_step_threshold;
 extern int	snowflake_epoch_warning_days;
+extern char *snowflake_peers;
+extern int	snowflake_peer_check_interval;
+extern int	snowflake_node_conflict;
 
 /* Unix ms of snowflake.epoch, kept up to date by its assign hook */
 extern int64 snowflake_epoch_ms;
@@ -162,6 +191,13 @@ typedef struct SnowflakeSharedState
 	uint64		clock_jumps_forward;
 	int64		largest_jump_forward_ms;
 
+	/* peer checker (peers.c), written by the peer worker */
+	int64		instance_token; /* random, set at start: tells us from peers */
+	bool		node_conflict;	/* another server has our node ID */
+	char		node_conflict_detail[SNOWFLAKE_PEER_NAME_LEN + 128];
+	int			npeers;
+	SnowflakePeerStatus peers[SNOWFLAKE_MAX_PEERS];
+
 	LWLock	   *reserve_lock;
 
 	pg_atomic_uint64 seq_exhaustions;	/* calls that found their ms used up */
@@ -188,10 +224,24 @@ extern int64 snowflake_generate(void);
 #define SNOWFLAKE_STATE_FILE	SNOWFLAKE_STATE_DIR "/state"
 
 extern void snowflake_hwm_load(SnowflakeSharedState *state);
+extern void snowflake_hwm_redo(int64 hwm_id);
 extern void snowflake_hwm_save_at_shutdown(SnowflakeSharedState *state);
 extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
 										 int64 needed_ms, bool conditional,
 										 int elevel);
+
+/* ----------
+ * WAL (wal.c)
+ *
+ * The custom WAL resource manager ID of the high-water mark records.  IDs
+ * from 128 up are for extensions; each should be reserved on the
+ * PostgreSQL wiki page "CustomWALResourceManagers".
+ * ----------
+ */
+#define SNOWFLAKE_RMGR_ID		142
+
+extern void snowflake_wal_register(void);
+extern void snowflake_wal_log_hwm(int64 hwm_id);
 
 /* ----------
  * Background worker (worker.c)
@@ -200,5 +250,12 @@ extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
 extern bool snowflake_am_worker;
 extern void snowflake_register_worker(void);
 PGDLLEXPORT void snowflake_worker_main(Datum main_arg);
+
+/* ----------
+ * Peer checker (peers.c)
+ * ----------
+ */
+extern void snowflake_register_peer_worker(void);
+PGDLLEXPORT void snowflake_peer_worker_main(Datum main_arg);
 
 #endif							/* SNOWFLAKE_H */

@@ -109,6 +109,9 @@ snowflake_status(PG_FUNCTION_ARGS)
 		problem = psprintf("\"%s\" is not set", "snowflake.node_id");
 	else if (snap.hwm_refused)
 		problem = state->hwm_problem;	/* set at startup, never changed */
+	else if (state->node_conflict &&
+			 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
+		problem = psprintf("node ID conflict: %s", state->node_conflict_detail);
 	else if (RecoveryInProgress())
 		problem = "the server is in recovery";
 	else if (now_ms > layout.max_ms ||

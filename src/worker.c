@@ -126,8 +126,10 @@ report_step(SnowflakeSharedState *state, int64 step_ms, int64 now_unix_ms)
 }
 
 /*
- * Renews the reservation when IDs are being generated and less than half
- * of snowflake.reserve_ahead is left.  Idle servers are left alone, so they
+ * Renews the reservation when IDs are being generated and it would run low
+ * before the next check: backends renew it themselves when less than a
+ * quarter of snowflake.reserve_ahead is left, so the worker keeps more than
+ * that until its next check.  Idle servers are left alone, so they
  * do not write the state file every few seconds for nothing; the first ID
  * after a long pause renews it itself.
  */
@@ -157,7 +159,9 @@ renew_reservation(SnowflakeSharedState *state, int64 now_ms,
 	*ids_seen = ids_issued;
 
 	snowflake_get_layout(&layout);
-	needed_ms = Max(now_ms, last_ms) + snowflake_reserve_ahead / 2;
+	/* cover the time until the next check, above the backends' threshold */
+	needed_ms = Max(now_ms, last_ms) + snowflake_clock_check_interval +
+		snowflake_reserve_ahead / 4;
 	if (reserved_ms >= needed_ms || reserved_ms >= layout.max_ms)
 		return;
 	(void) snowflake_extend_reservation(state, Min(needed_ms, layout.max_ms),

@@ -12,6 +12,7 @@ PACKAGES=(
 	libipc-run-perl            # PostgreSQL::Test::Cluster
 	faketime                   # shifting a running server's clock (TAP)
 	postgresql-15-partman      # the pg_partman recipe (pg_regress)
+	postgresql-15-pglogical    # multi-master replication (TAP)
 )
 
 missing=()

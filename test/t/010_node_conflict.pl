@@ -1,0 +1,96 @@
+# Two servers given the same node ID, each listing the other in
+# snowflake.peers: the one started later stops generating within seconds,
+# says why, and snowflake_status() and snowflake_peers() show it; "warn"
+# only logs; a distinct node ID resolves it.  The same checks measure the
+# peers' clock skew.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use SnowflakeTest;
+use Test::More;
+
+my $a = PostgreSQL::Test::Cluster->new('node_a');
+my $b = PostgreSQL::Test::Cluster->new('node_b');
+my $a_conn = $a->connstr . ' dbname=postgres';
+my $b_conn = $b->connstr . ' dbname=postgres';
+
+$a->init;
+$a->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'snowflake'
+snowflake.node_id = 5
+snowflake.peers = '$a_conn, $b_conn'
+snowflake.peer_check_interval = '500ms'
+});
+$b->init;
+$b->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'snowflake'
+snowflake.node_id = 5
+snowflake.peers = '$a_conn'
+snowflake.peer_check_interval = '500ms'
+});
+
+$a->start;
+$a->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+# B starts later, with its clock 3 s ahead of A's
+sleep 1;
+start_with_faketime($b, '+3');
+$b->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+
+$b->poll_query_until('postgres',
+	q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()})
+  or die 'conflict not detected';
+pass('the later server detects that its node ID is taken');
+
+my ($ret, $out, $err) = $b->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/ERROR:  snowflake node ID 5 is also used by another server/,
+	'it refuses to generate, with a clear error');
+like($err, qr/DETAIL:  The conflict: peer "host=\S+ port=\d+ dbname=postgres" \(conflict: same node ID 5, started earlier\)/,
+	'naming the peer');
+like($err, qr/HINT:  Give every server its own "snowflake.node_id"/, 'and saying what to do');
+ok($b->log_contains('snowflake node ID 5 conflicts with peer'), 'it logs the conflict');
+
+is($a->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
+	'the server started first keeps generating');
+$a->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status LIKE 'conflict: same node ID 5, started later'})
+  or die 'A did not see the conflict';
+pass('and its snowflake_peers() shows the conflict too');
+ok($a->log_contains('WARNING:  snowflake peer .* conflicts with this server'), 'and warns in its log');
+is($a->safe_psql('postgres', q{SELECT status FROM snowflake_peers() WHERE peer IS NOT NULL ORDER BY peer LIMIT 1} ) ne '', 1,
+	'snowflake_peers() lists the peers');
+is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE status = 'this server'}),
+	'1', 'a server finding itself in the list skips itself');
+
+# clock skew, measured both ways: B is 3 s ahead
+my $skew_b = $a->safe_psql('postgres',
+	q{SELECT clock_skew_ms FROM snowflake_peers() WHERE status LIKE 'conflict%'});
+ok($skew_b > 2500 && $skew_b < 3500, "A measures B's clock 3 s ahead ($skew_b ms)");
+my $skew_a = $b->safe_psql('postgres', 'SELECT clock_skew_ms FROM snowflake_peers()');
+ok($skew_a < -2500 && $skew_a > -3500, "B measures A's clock 3 s behind ($skew_a ms)");
+
+# "warn" only logs
+$b->append_conf('postgresql.conf', "snowflake.node_conflict = warn");
+$b->reload;
+$b->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
+  or die 'warn mode not applied';
+is($b->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
+	'with snowflake.node_conflict = warn the later server keeps generating');
+
+# a distinct node ID resolves it
+$b->stop;
+$b->append_conf('postgresql.conf', "snowflake.node_id = 6\nsnowflake.node_conflict = refuse");
+start_with_faketime($b, '+3');
+$a->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status = 'ok: node 6'})
+  or die 'A did not see node 6';
+is($b->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
+	'with its own node ID, the second server generates');
+is($b->safe_psql('postgres', 'SELECT snowflake_node_id(snowflake_nextval())'), '6',
+	'as node 6');
+
+$a->stop;
+$b->stop;
+done_testing();
