@@ -229,6 +229,20 @@ static void
 assign_epoch(const char *newval, void *extra)
 {
 	snowflake_epoch_ms = *((int64 *) extra);
+	snowflake_set_layout(snowflake_epoch_ms, snowflake_node_bits,
+						 snowflake_sequence_bits);
+}
+
+static void
+assign_node_bits(int newval, void *extra)
+{
+	snowflake_set_layout(snowflake_epoch_ms, newval, snowflake_sequence_bits);
+}
+
+static void
+assign_sequence_bits(int newval, void *extra)
+{
+	snowflake_set_layout(snowflake_epoch_ms, snowflake_node_bits, newval);
 }
 
 /*
@@ -311,7 +325,7 @@ snowflake_define_gucs(bool preloading)
 							&snowflake_node_bits,
 							SNOWFLAKE_DEFAULT_NODE_BITS, 0, SNOWFLAKE_MAX_FIELD_BITS,
 							layout_context, 0,
-							NULL, NULL, NULL);
+							NULL, assign_node_bits, NULL);
 
 	DefineCustomIntVariable("snowflake.sequence_bits",
 							"Sets the number of bits of an ID that hold the per-millisecond sequence.",
@@ -319,7 +333,7 @@ snowflake_define_gucs(bool preloading)
 							&snowflake_sequence_bits,
 							SNOWFLAKE_DEFAULT_SEQ_BITS, 1, SNOWFLAKE_MAX_FIELD_BITS,
 							layout_context, 0,
-							NULL, NULL, NULL);
+							NULL, assign_sequence_bits, NULL);
 
 	DefineCustomEnumVariable("snowflake.clock_policy",
 							 "Sets what the generator does when the system clock is behind it.",

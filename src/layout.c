@@ -23,14 +23,39 @@
 
 #include "snowflake.h"
 
+SnowflakeLayout snowflake_current_layout;
+bool		snowflake_current_layout_ok = false;
+
 /*
- * Fills *layout from the current settings.  Raises an error when the widths
- * leave too few time bits; that can only happen in a backend that loaded the
- * library without preloading, since the postmaster refuses to start with
- * such settings.
+ * Recomputes snowflake_current_layout; called by the assign hooks of
+ * snowflake.epoch, snowflake.node_bits and snowflake.sequence_bits with
+ * the value being assigned and the current values of the others.
  */
 void
-snowflake_get_layout(SnowflakeLayout *layout)
+snowflake_set_layout(int64 epoch_ms, int node_bits, int seq_bits)
+{
+	SnowflakeLayout *layout = &snowflake_current_layout;
+	int64		end_pg_ms;
+
+	layout->epoch_ms = epoch_ms;
+	layout->node_bits = node_bits;
+	layout->seq_bits = seq_bits;
+	layout->shift = node_bits + seq_bits;
+	layout->time_bits = SNOWFLAKE_ID_BITS - layout->shift;
+	snowflake_current_layout_ok = layout->time_bits >= SNOWFLAKE_MIN_TIME_BITS;
+	if (!snowflake_current_layout_ok)
+		return;
+	layout->max_ms = (INT64CONST(1) << layout->time_bits) - 1;
+	layout->max_node = (int32) ((INT64CONST(1) << node_bits) - 1);
+	layout->max_seq = (int32) ((INT64CONST(1) << seq_bits) - 1);
+
+	/* timestamptz ends at year 294276: about 9.2e15 ms after 2000 */
+	end_pg_ms = epoch_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS + layout->max_ms;
+	layout->times_fit = end_pg_ms < END_TIMESTAMP / 1000;
+}
+
+void
+snowflake_layout_error(void)
 {
 	char	   *detail;
 
@@ -39,15 +64,7 @@ snowflake_get_layout(SnowflakeLayout *layout)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("snowflake ID layout leaves too few bits for the time"),
 				 errdetail_internal("%s", detail)));
-
-	layout->epoch_ms = snowflake_epoch_ms;
-	layout->node_bits = snowflake_node_bits;
-	layout->seq_bits = snowflake_sequence_bits;
-	layout->shift = snowflake_node_bits + snowflake_sequence_bits;
-	layout->time_bits = SNOWFLAKE_ID_BITS - layout->shift;
-	layout->max_ms = (INT64CONST(1) << layout->time_bits) - 1;
-	layout->max_node = (int32) ((INT64CONST(1) << layout->node_bits) - 1);
-	layout->max_seq = (int32) ((INT64CONST(1) << layout->seq_bits) - 1);
+	elog(ERROR, "snowflake layout is not initialized");
 }
 
 /*
@@ -66,19 +83,14 @@ snowflake_compose(const SnowflakeLayout *layout, int64 ms, int32 node,
 		(int64) seq;
 }
 
-/*
- * Raises the type's out-of-range error for a negative value.  Every int64
- * that is not negative is a valid snowflake.
- */
 void
-snowflake_check_id(int64 id)
+snowflake_id_out_of_range(int64 id)
 {
-	if (id < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("value " INT64_FORMAT " is out of range for type snowflake",
-						id),
-				 errdetail("Snowflake IDs are not negative.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("value " INT64_FORMAT " is out of range for type snowflake",
+					id),
+			 errdetail("Snowflake IDs are not negative.")));
 }
 
 /*
@@ -92,6 +104,9 @@ snowflake_ms_to_timestamptz(const SnowflakeLayout *layout, int64 ms)
 {
 	int64		unix_ms = layout->epoch_ms + ms;
 
+	/* the common case needs no overflow checks */
+	if (likely(layout->times_fit && ms >= 0 && ms <= layout->max_ms))
+		return (unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS) * 1000;
 	return snowflake_unix_ms_to_timestamptz(unix_ms);
 }
 

@@ -58,6 +58,7 @@ typedef struct SnowflakeLayout
 	int64		max_ms;			/* largest representable time, ms after epoch */
 	int32		max_node;
 	int32		max_seq;
+	bool		times_fit;		/* every time field fits a timestamptz */
 } SnowflakeLayout;
 
 /* snowflake.node_conflict */
@@ -126,10 +127,38 @@ extern void snowflake_check_startup_settings(void);
  * Layout arithmetic (layout.c)
  * ----------
  */
-extern void snowflake_get_layout(SnowflakeLayout *layout);
+extern SnowflakeLayout snowflake_current_layout;
+extern bool snowflake_current_layout_ok;
+extern void snowflake_set_layout(int64 epoch_ms, int node_bits, int seq_bits);
+pg_noinline extern void snowflake_layout_error(void);
+pg_noinline extern void snowflake_id_out_of_range(int64 id);
+
+/*
+ * Fills *layout with the layout in force, kept up to date by the GUC assign
+ * hooks.  Raises an error when the widths leave too few time bits, which
+ * can only happen in a backend that loaded the library without preloading
+ * (the postmaster refuses to start with such settings).
+ */
+static inline void
+snowflake_get_layout(SnowflakeLayout *layout)
+{
+	if (unlikely(!snowflake_current_layout_ok))
+		snowflake_layout_error();
+	*layout = snowflake_current_layout;
+}
+
+/*
+ * Raises the type's out-of-range error for a negative value.  Every int64
+ * that is not negative is a valid snowflake.
+ */
+static inline void
+snowflake_check_id(int64 id)
+{
+	if (unlikely(id < 0))
+		snowflake_id_out_of_range(id);
+}
 extern int64 snowflake_compose(const SnowflakeLayout *layout,
 							   int64 ms, int32 node, int32 seq);
-extern void snowflake_check_id(int64 id);
 extern TimestampTz snowflake_ms_to_timestamptz(const SnowflakeLayout *layout,
 											   int64 ms);
 extern int64 snowflake_timestamptz_to_ms(const SnowflakeLayout *layout,

@@ -13,9 +13,14 @@ PACKAGES=(
 	faketime                   # shifting a running server's clock (TAP)
 	postgresql-15-partman      # the pg_partman recipe (pg_regress)
 	postgresql-15-pglogical    # multi-master replication (TAP)
+	sqlsmith                   # fuzzing (TAP)
 )
 
 missing=()
+# Node.js and npm for the client test, unless some installation is present
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	PACKAGES+=(nodejs npm)
+fi
 for p in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
