@@ -39,7 +39,7 @@ CREATE EXTENSION snowflake VERSION '1.0';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 CREATE TABLE kept (id snowflake PRIMARY KEY DEFAULT snowflake_nextval());
 INSERT INTO kept DEFAULT VALUES;
-ALTER EXTENSION snowflake UPDATE TO '1.3';
+ALTER EXTENSION snowflake UPDATE TO '1.4';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 SELECT object AS missing_after_update FROM objects_new
 EXCEPT

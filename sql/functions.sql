@@ -26,8 +26,18 @@ SELECT * FROM snowflake_decode(9223372036854775807::snowflake);
 SELECT snowflake_timestamp(2284513813024768005::snowflake),
        snowflake_node_id(2284513813024768005::snowflake),
        snowflake_seq(2284513813024768005::snowflake);
--- (snowflake_decode(id)).* expands to one call per column
+-- (snowflake_decode(id)).* expands to one call per column, which the
+-- planner reduces to the accessor each column needs
 SELECT (snowflake_decode(2284513813024768005::snowflake)).*;
+CREATE TEMP TABLE dec (id snowflake, big bigint);
+INSERT INTO dec VALUES (snowflake_from_parts('2026-06-15 12:34:56.789+00', 7, 5),
+                        snowflake_from_parts('2026-06-15 12:34:56.789+00', 7, 5));
+EXPLAIN (VERBOSE, COSTS OFF) SELECT (snowflake_decode(id)).*, (snowflake_decode(big)).ts FROM dec;
+SELECT (snowflake_decode(id)).*, (snowflake_decode(big)).ts AS big_ts FROM dec;
+SELECT snowflake_decode(id) AS whole_record FROM dec;
+SELECT d.* FROM dec, snowflake_decode(dec.id) d;
+SELECT (snowflake_decode(NULL::snowflake)).ts IS NULL AS null_in_null_out;
+DROP TABLE dec;
 
 -- the same on bigint
 SELECT * FROM snowflake_decode(2284513813024768005::bigint);

@@ -18,7 +18,13 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "parser/parse_func.h"
+#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "snowflake.h"
@@ -30,6 +36,7 @@ PG_FUNCTION_INFO_V1(snowflake_seq);
 PG_FUNCTION_INFO_V1(snowflake_from_timestamp);
 PG_FUNCTION_INFO_V1(snowflake_from_parts);
 PG_FUNCTION_INFO_V1(snowflake_id_span);
+PG_FUNCTION_INFO_V1(snowflake_decode_support);
 
 /*
  * Reads argument 'argno' as an ID.  The bigint variants of the functions
@@ -237,4 +244,62 @@ snowflake_id_span(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("interval must be positive and fit in the snowflake time range")));
 	PG_RETURN_INT64(ms << layout.shift);
+}
+
+/*
+ * snowflake_decode_support(internal) RETURNS internal
+ *
+ * SupportRequestSimplify for snowflake_decode(id): replaces the call by
+ * ROW(snowflake_timestamp(id), snowflake_node_id(id), snowflake_seq(id)).
+ * The planner then reduces a field selection such as
+ * (snowflake_decode(id)).ts to the one accessor it needs, so
+ * "SELECT (snowflake_decode(id)).* FROM t" costs three scalar calls per
+ * row, without forming a record.  Returns NULL for other requests.
+ */
+Datum
+snowflake_decode_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestSimplify *req;
+	FuncExpr   *call;
+	Oid			argtype;
+	char	   *schema;
+	static const char *const accessors[] = {
+		"snowflake_timestamp", "snowflake_node_id", "snowflake_seq"
+	};
+	static const Oid result_types[] = {TIMESTAMPTZOID, INT4OID, INT4OID};
+	static const char *const columns[] = {"ts", "node_id", "seq"};
+	RowExpr    *row;
+
+	if (!IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(NULL);
+	req = (SupportRequestSimplify *) rawreq;
+	call = req->fcall;
+	if (list_length(call->args) != 1 || call->funcresulttype != RECORDOID)
+		PG_RETURN_POINTER(NULL);
+
+	argtype = exprType((Node *) linitial(call->args));
+	schema = get_namespace_name(get_func_namespace(call->funcid));
+
+	row = makeNode(RowExpr);
+	row->row_typeid = RECORDOID;
+	row->row_format = COERCE_IMPLICIT_CAST;
+	row->location = call->location;
+	for (int i = 0; i < 3; i++)
+	{
+		Oid			accessor;
+
+		accessor = LookupFuncName(list_make2(makeString(schema),
+											 makeString(pstrdup(accessors[i]))),
+								  1, &argtype, true);
+		if (!OidIsValid(accessor))
+			PG_RETURN_POINTER(NULL);
+		row->args = lappend(row->args,
+							makeFuncExpr(accessor, result_types[i],
+										 list_make1(copyObject(linitial(call->args))),
+										 InvalidOid, InvalidOid,
+										 COERCE_EXPLICIT_CALL));
+		row->colnames = lappend(row->colnames, makeString(pstrdup(columns[i])));
+	}
+	PG_RETURN_POINTER(row);
 }

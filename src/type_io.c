@@ -4,10 +4,9 @@
  *	  Input and conversion functions of the snowflake type.
  *
  * A snowflake is stored exactly like a bigint; every non-negative int64 is
- * a valid value.  Output and binary send are int8's own functions (see the
- * install script); what lives here is everything that must reject negative
- * values and name the type in its errors: text input, binary receive and
- * the bigint-to-snowflake cast.
+ * a valid value.  Output and binary send are bigint's; input, binary
+ * receive and the casts from bigint and integer reject negative values and
+ * name the type in their errors.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -22,10 +21,13 @@
 
 #include "libpq/pqformat.h"
 #include "nodes/nodes.h"
+#include "utils/fmgrprotos.h"
 
 #include "snowflake.h"
 
 PG_FUNCTION_INFO_V1(snowflake_in);
+PG_FUNCTION_INFO_V1(snowflake_out);
+PG_FUNCTION_INFO_V1(snowflake_send);
 PG_FUNCTION_INFO_V1(snowflake_recv);
 PG_FUNCTION_INFO_V1(snowflake_from_int8);
 PG_FUNCTION_INFO_V1(snowflake_from_int4);
@@ -90,6 +92,23 @@ out_of_range:
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 			 errmsg("value \"%s\" is out of range for type %s",
 					str, "snowflake")));
+}
+
+/*
+ * snowflake_out(snowflake) RETURNS cstring, and snowflake_send(snowflake)
+ * RETURNS bytea: bigint's, through a C entry point of this library (see
+ * operators.c for why not LANGUAGE internal).
+ */
+Datum
+snowflake_out(PG_FUNCTION_ARGS)
+{
+	return int8out(fcinfo);
+}
+
+Datum
+snowflake_send(PG_FUNCTION_ARGS)
+{
+	return int8send(fcinfo);
 }
 
 /*
