@@ -62,9 +62,16 @@
 #endif
 
 /*
- * Custom wait events can be named from 17 on; earlier versions report the
- * generic "Extension" wait event.
+ * Wait events moved from pgstat.h to utils/wait_event.h in 14.  Custom wait
+ * events can be named from 17 on; earlier versions report the generic
+ * "Extension" wait event.
  */
+#if PG_VERSION_NUM >= 140000
+#include "utils/wait_event.h"
+#else
+#include "pgstat.h"
+#endif
+
 #if PG_VERSION_NUM >= 170000
 #define snowflake_wait_event(name) WaitEventExtensionNew(name)
 #else

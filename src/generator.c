@@ -35,7 +35,6 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
-#include "utils/wait_event.h"
 
 #include "snowflake.h"
 

@@ -44,7 +44,6 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
-#include "utils/wait_event.h"
 
 #include "snowflake.h"
 

@@ -36,7 +36,6 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/guc.h"
-#include "utils/wait_event.h"
 
 #include "snowflake.h"
 
