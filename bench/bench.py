@@ -1078,12 +1078,17 @@ class Bench:
                 for _ in range(repeat):
                     self.sess.run(query)
             finally:
-                rec.send_signal(signal.SIGINT)
-                try:
-                    rec.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    rec.kill()
+                self.stop_recording(rec)
         return self.perf_report(out)
+
+    @staticmethod
+    def stop_recording(rec):
+        """perf record writes its file on SIGINT; give it a minute."""
+        rec.send_signal(signal.SIGINT)
+        try:
+            rec.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            rec.kill()
 
     def perf_report(self, out):
         """(rows of (percent, symbol, object), sample count) of a perf.data file;
@@ -1139,11 +1144,7 @@ class Bench:
             rec = subprocess.Popen([perf, "record", "-e", event, "-F", "999", "-p",
                                     ",".join(pids), "-o", out], stdout=errf, stderr=errf)
             bench.communicate()
-            rec.send_signal(signal.SIGINT)
-            try:
-                rec.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                rec.kill()
+            self.stop_recording(rec)
         return self.perf_report(out)
 
     def profile_pgbench(self, event):
