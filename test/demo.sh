@@ -53,8 +53,7 @@ INSERT INTO orders (item) SELECT 'item ' || g FROM generate_series(1, 5) g;
 INSERT INTO events (kind) VALUES ('login'), ('click'), ('logout');
 
 -- every ID says when and where it was made
-SELECT o.id, o.item, d.ts, d.node_id, d.seq
-  FROM orders o, snowflake_decode(o.id) d ORDER BY o.id;
+SELECT id, item, (snowflake_decode(id)).* FROM orders ORDER BY id;
 SELECT id, snowflake_timestamp(id), kind FROM events ORDER BY id DESC LIMIT 10;
 
 -- JSON carries IDs as strings, so JavaScript clients lose no digits
@@ -65,6 +64,9 @@ SELECT count(*) AS orders_last_minute
   FROM orders WHERE id >= snowflake_from_timestamp(now() - interval '1 minute');
 EXPLAIN (COSTS OFF)
 SELECT * FROM orders WHERE id >= snowflake_from_timestamp(now() - interval '1 minute');
+-- or compare IDs with times directly
+SELECT count(*) AS events_last_minute
+  FROM events WHERE id >= now() - interval '1 minute';
 
 -- what the operator sees
 SELECT node_id, time_bits, node_bits, sequence_bits, time_runs_out_at,
