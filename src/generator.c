@@ -28,8 +28,6 @@
  */
 #include "postgres.h"
 
-#include <time.h>
-
 #include "access/htup_details.h"
 #include "access/xlog.h"
 #include "funcapi.h"
@@ -61,20 +59,6 @@ clock_wait_event(void)
 	if (wait_event == 0)
 		wait_event = snowflake_wait_event("SnowflakeClock");
 	return wait_event;
-}
-
-/*
- * Milliseconds of CLOCK_MONOTONIC, for measuring how long we waited; it is
- * not affected by steps of the system clock.
- */
-static int64
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		elog(ERROR, "clock_gettime(CLOCK_MONOTONIC) failed: %m");
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -281,11 +265,11 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out,
 
 			if (wait_started < 0)
 			{
-				wait_started = monotonic_ms();
+				wait_started = snowflake_monotonic_ms();
 				if (snowflake_clock_policy != SNOWFLAKE_CLOCK_ERROR)
 					pg_atomic_fetch_add_u64(&state->clock_waits, 1);
 			}
-			waited = monotonic_ms() - wait_started;
+			waited = snowflake_monotonic_ms() - wait_started;
 
 			if (snowflake_clock_policy == SNOWFLAKE_CLOCK_ERROR ||
 				waited + sleep_ms > snowflake_clock_wait_timeout)

@@ -176,6 +176,21 @@ snowflake_unix_ms_now(void)
 }
 
 /*
+ * Reads CLOCK_MONOTONIC in milliseconds, for measuring intervals: waits,
+ * and the clock watcher's comparison with the system clock.  Steps of the
+ * system clock do not affect it.
+ */
+int64
+snowflake_monotonic_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		elog(ERROR, "clock_gettime(CLOCK_MONOTONIC) failed: %m");
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
  * Logs a WARNING when the time bits of the layout have run out, or will
  * within snowflake.epoch_warning_days.  Called at server start and once a
  * day by the background worker.

@@ -164,6 +164,7 @@ extern TimestampTz snowflake_ms_to_timestamptz(const SnowflakeLayout *layout,
 extern int64 snowflake_timestamptz_to_ms(const SnowflakeLayout *layout,
 										 TimestampTz ts);
 extern int64 snowflake_unix_ms_now(void);
+extern int64 snowflake_monotonic_ms(void);
 extern TimestampTz snowflake_unix_ms_to_timestamptz(int64 unix_ms);
 extern const char *snowflake_unix_ms_to_str(int64 unix_ms);
 extern void snowflake_check_lifetime(void);

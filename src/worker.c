@@ -27,8 +27,6 @@
  */
 #include "postgres.h"
 
-#include <time.h>
-
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
@@ -63,16 +61,6 @@ snowflake_register_worker(void)
 	strlcpy(worker.bgw_name, WORKER_NAME, BGW_MAXLEN);
 	strlcpy(worker.bgw_type, WORKER_NAME, BGW_MAXLEN);
 	RegisterBackgroundWorker(&worker);
-}
-
-static int64
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		elog(ERROR, "clock_gettime(CLOCK_MONOTONIC) failed: %m");
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* on_shmem_exit callback: the worker is gone */
@@ -199,8 +187,8 @@ snowflake_worker_main(Datum main_arg)
 			(errmsg("%s started, checking the clock every %d ms",
 					WORKER_NAME, snowflake_clock_check_interval)));
 
-	prev_offset = snowflake_unix_ms_now() - monotonic_ms();
-	next_lifetime_check = monotonic_ms();
+	prev_offset = snowflake_unix_ms_now() - snowflake_monotonic_ms();
+	next_lifetime_check = snowflake_monotonic_ms();
 
 	while (!ShutdownRequestPending)
 	{
@@ -234,7 +222,7 @@ snowflake_worker_main(Datum main_arg)
 			continue;
 
 		now_unix_ms = snowflake_unix_ms_now();
-		mono_ms = monotonic_ms();
+		mono_ms = snowflake_monotonic_ms();
 
 		/* a step of the system clock changes its distance to the monotonic one */
 		offset = now_unix_ms - mono_ms;

@@ -6,13 +6,14 @@ use strict;
 use warnings FATAL => 'all';
 
 use Exporter 'import';
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
-  set_clock_offset);
+  set_clock_offset start_pgbench finish_pgbench);
 
 # A new initialized cluster with the library preloaded and the given
 # postgresql.conf lines (a node ID among them, unless the test wants none).
@@ -81,6 +82,31 @@ sub set_clock_offset
 	close($fh);
 	rename("$file.tmp", $file) or die "rename $file: $!";
 	return;
+}
+
+# Starts pgbench in the background: $clients clients run the one statement
+# $sql against $node for $seconds.  finish_pgbench() waits for it and returns
+# what it printed (the "number of failed transactions" and "tps" lines).
+sub start_pgbench
+{
+	my ($node, $name, $sql, $clients, $seconds) = @_;
+	my $script = $node->basedir . "/$name.sql";
+	open(my $fh, '>', $script) or die "could not write $script: $!";
+	print $fh "$sql\n";
+	close $fh;
+	my %run = (out => '', err => '');
+	$run{h} = IPC::Run::start(
+		[ 'pgbench', '--no-vacuum', "--client=$clients", '--jobs=2', "--time=$seconds",
+		  '--file', $script, '--host', $node->host, '--port', $node->port, 'postgres' ],
+		'>', \$run{out}, '2>', \$run{err});
+	return \%run;
+}
+
+sub finish_pgbench
+{
+	my ($run) = @_;
+	$run->{h}->finish;
+	return $run->{out};
 }
 
 1;

@@ -48,22 +48,14 @@ sub set_and_reload
 }
 
 # --- the clock steps back 5 s under 8 clients ------------------------------------
-my $script = $node->basedir . '/insert.sql';
-open(my $fh, '>', $script) or die;
-print $fh "INSERT INTO ids (client, n, round) VALUES (:client_id, nextval('per_client'), 1);\n";
-close $fh;
-
-my ($out, $err) = ('', '');
-my $pgbench = IPC::Run::start(
-	[ 'pgbench', '--no-vacuum', '--client=8', '--jobs=2', '--time=6', '--file', $script,
-	  '--host', $node->host, '--port', $node->port, 'postgres' ],
-	'>', \$out, '2>', \$err);
+my $pgbench = start_pgbench($node, 'insert',
+	"INSERT INTO ids (client, n, round) VALUES (:client_id, nextval('per_client'), 1);",
+	8, 6);
 sleep 2;
 my $offset = -s $node->logfile;
 set_clock_offset($node, '-5');
-$pgbench->finish;
 
-like($out, qr/number of failed transactions: 0 \(0\.000%\)/,
+like(finish_pgbench($pgbench), qr/number of failed transactions: 0 \(0\.000%\)/,
 	'8 clients across a 5 s step back: no failed transaction');
 my $rows = $node->safe_psql('postgres', 'SELECT count(*) FROM ids');
 cmp_ok($rows, '>', 100, "($rows rows)");

@@ -24,15 +24,8 @@ $node->safe_psql('postgres', q{
 });
 
 # other sessions insert with the DEFAULT meanwhile
-my $script = $node->basedir . '/insert.sql';
-open(my $fh, '>', $script) or die;
-print $fh "INSERT INTO events (source) VALUES ('single');\n";
-close $fh;
-my ($out, $err) = ('', '');
-my $pgbench = IPC::Run::start(
-	[ 'pgbench', '--no-vacuum', '--client=4', '--jobs=2', '--time=8', '--file', $script,
-	  '--host', $node->host, '--port', $node->port, 'postgres' ],
-	'>', \$out, '2>', \$err);
+my $pgbench = start_pgbench($node, 'insert',
+	"INSERT INTO events (source) VALUES ('single');", 4, 8);
 sleep 1;
 
 # a loader reserves a million IDs and numbers its rows itself: slot k of
@@ -70,8 +63,7 @@ $node->safe_psql('postgres', "COPY events (id, source) FROM '$file'");
 is($node->safe_psql('postgres', "SELECT count(*) FROM events WHERE source = 'srf'"),
 	'1000000', 'a million IDs from snowflake_nextval(1000000), loaded with COPY');
 
-$pgbench->finish;
-like($out, qr/number of failed transactions: 0 \(0\.000%\)/,
+like(finish_pgbench($pgbench), qr/number of failed transactions: 0 \(0\.000%\)/,
 	'the concurrent single-row inserts never failed (no key collision)');
 is($node->safe_psql('postgres', q{
 	SELECT count(*) = count(DISTINCT id) AND count(*) FILTER (WHERE source = 'single') > 0

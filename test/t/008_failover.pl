@@ -35,16 +35,9 @@ like($err, qr/cannot generate snowflake IDs during recovery/,
 sub load
 {
 	my ($node, $origin, $seconds) = @_;
-	my $script = $node->basedir . "/insert_$origin.sql";
-	open(my $fh, '>', $script) or die;
-	print $fh "INSERT INTO ids (origin) VALUES ('$origin');\n";
-	close $fh;
-	my ($o, $e) = ('', '');
-	IPC::Run::run(
-		[ 'pgbench', '--no-vacuum', '--client=4', '--jobs=2', "--time=$seconds",
-		  '--file', $script, '--host', $node->host, '--port', $node->port, 'postgres' ],
-		'>', \$o, '2>', \$e);
-	return $o;
+	my $name = "insert_$origin" =~ s/\W/_/gr;
+	return finish_pgbench(start_pgbench($node, $name,
+		"INSERT INTO ids (origin) VALUES ('$origin');", 4, $seconds));
 }
 like(load($primary, 'old primary', 4), qr/number of failed transactions: 0 /,
 	'the primary generated for 4 s under load');

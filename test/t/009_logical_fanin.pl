@@ -55,19 +55,10 @@ $sub->wait_for_subscription_sync;
 my @runs;
 for my $n (1 .. 3)
 {
-	my $pub = $pubs[ $n - 1 ];
-	my $script = $pub->basedir . '/insert.sql';
-	open(my $fh, '>', $script) or die;
-	print $fh "INSERT INTO orders (origin, client) VALUES ($n, :client_id);\n";
-	close $fh;
-	my %run = (out => '', err => '');
-	$run{h} = IPC::Run::start(
-		[ 'pgbench', '--no-vacuum', '--client=8', '--jobs=2', '--time=6', '--file', $script,
-		  '--host', $pub->host, '--port', $pub->port, 'postgres' ],
-		'>', \$run{out}, '2>', \$run{err});
-	push @runs, \%run;
+	push @runs, start_pgbench($pubs[ $n - 1 ], 'insert',
+		"INSERT INTO orders (origin, client) VALUES ($n, :client_id);", 8, 6);
 }
-$_->{h}->finish for @runs;
+finish_pgbench($_) for @runs;
 
 my @tps;
 for my $n (1 .. 3)

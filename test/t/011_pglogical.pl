@@ -63,19 +63,10 @@ pass('two nodes replicate to each other with pglogical');
 my @runs;
 for my $n (1 .. 2)
 {
-	my $node = $nodes[ $n - 1 ];
-	my $script = $node->basedir . '/insert.sql';
-	open(my $fh, '>', $script) or die;
-	print $fh "INSERT INTO events (origin) VALUES ($n);\n";
-	close $fh;
-	my %run = (out => '', err => '');
-	$run{h} = IPC::Run::start(
-		[ 'pgbench', '--no-vacuum', '--client=4', '--jobs=2', '--time=5', '--file', $script,
-		  '--host', $node->host, '--port', $node->port, 'postgres' ],
-		'>', \$run{out}, '2>', \$run{err});
-	push @runs, \%run;
+	push @runs, start_pgbench($nodes[ $n - 1 ], 'insert',
+		"INSERT INTO events (origin) VALUES ($n);", 4, 5);
 }
-$_->{h}->finish for @runs;
+finish_pgbench($_) for @runs;
 like($_->{out}, qr/number of failed transactions: 0 /, 'concurrent inserts on both nodes')
   for @runs;
 
