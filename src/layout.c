@@ -162,17 +162,27 @@ snowflake_timestamptz_to_ms(const SnowflakeLayout *layout, TimestampTz ts)
 }
 
 /*
+ * Reads a clock in milliseconds.  clock_gettime() fails only for a clock the
+ * kernel does not have, which would be a broken build, not a state to run in.
+ */
+static inline int64
+read_clock_ms(clockid_t clock, const char *clock_name)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) != 0)
+		elog(ERROR, "clock_gettime(%s) failed: %m", clock_name);
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
  * Reads the system clock (CLOCK_REALTIME) in Unix milliseconds.  This is
  * the only place the generator learns the time.
  */
 int64
 snowflake_unix_ms_now(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
-		elog(ERROR, "clock_gettime(CLOCK_REALTIME) failed: %m");
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return read_clock_ms(CLOCK_REALTIME, "CLOCK_REALTIME");
 }
 
 /*
@@ -183,11 +193,7 @@ snowflake_unix_ms_now(void)
 int64
 snowflake_monotonic_ms(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-		elog(ERROR, "clock_gettime(CLOCK_MONOTONIC) failed: %m");
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return read_clock_ms(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 }
 
 /*
