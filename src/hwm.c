@@ -11,8 +11,8 @@
  * fsyncs the file and its directory).  The reservation runs
  * snowflake.reserve_ahead milliseconds ahead of the clock, so the hot path
  * never writes; the background worker renews it before it runs out, and a
- * backend does so itself when it must.  This is how sequences pre-log values: a crash
- * skips IDs, it never repeats them.
+ * backend does so itself when it must.  This is how sequences pre-log
+ * values: a crash skips IDs, it never repeats them.
  *
  * On server start the generator resumes above the saved bound, whatever
  * the clock says.  The bound is stored as an ID value, not a time, so it

@@ -146,9 +146,16 @@ renew_reservation(SnowflakeSharedState *state, int64 now_ms,
 	*ids_seen = ids_issued;
 
 	snowflake_get_layout(&layout);
-	/* cover the time until the next check, above the backends' threshold */
-	needed_ms = Max(now_ms, last_ms) + snowflake_clock_check_interval +
-		snowflake_reserve_ahead / 4;
+	/*
+	 * Cover the time until the next check, above the backends' threshold,
+	 * but never more than reserve_ahead: after a crash IDs resume at the
+	 * reservation, so it must stay as near the clock as the operator asked,
+	 * however long the check interval.  (With checks rarer than that,
+	 * backends renew in between.)
+	 */
+	needed_ms = Max(now_ms, last_ms) +
+		Min((int64) snowflake_clock_check_interval + snowflake_reserve_ahead / 4,
+			(int64) snowflake_reserve_ahead);
 	if (reserved_ms >= needed_ms || reserved_ms >= layout.max_ms)
 		return;
 	(void) snowflake_extend_reservation(state, Min(needed_ms, layout.max_ms),

@@ -68,6 +68,22 @@ is( $node->safe_psql(
 	't', 'the reservation stays ahead of the last ID');
 ok(!$node->log_contains('could not'), 'no I/O trouble logged');
 
+# --- however rare its checks, it reserves no further than reserve_ahead ---------
+# (after a crash IDs resume at the reservation, so it bounds their jump)
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '1h'");
+$node->reload;
+$node->safe_psql('postgres', 'SELECT snowflake_nextval()');
+$writes = $node->safe_psql('postgres', 'SELECT hwm_writes FROM snowflake_status()');
+$node->reload;    # wakes the worker: it checks at once
+$node->poll_query_until('postgres', "SELECT hwm_writes > $writes FROM snowflake_status()")
+  or die 'the worker did not renew the reservation';
+is( $node->safe_psql(
+		'postgres',
+		q{SELECT snowflake_timestamp(hwm_id) < clock_timestamp() + interval '5 s' FROM snowflake_status()}),
+	't', 'with checks every hour the reservation stays within 1.5 x reserve_ahead (2 s) of the clock');
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '250ms'");
+$node->reload;
+
 # --- it is restarted after SIGTERM (pg_terminate_backend) ---------------------
 $offset = -s $node->logfile;
 kill 'TERM', $pid;
