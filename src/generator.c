@@ -84,9 +84,9 @@ generator_state_or_error(void)
 	{
 		char		detail[sizeof(state->node_conflict_detail)];
 
-		SpinLockAcquire(&state->mutex);
+		LWLockAcquire(state->peers_lock, LW_SHARED);
 		memcpy(detail, state->node_conflict_detail, sizeof(detail));
-		SpinLockRelease(&state->mutex);
+		LWLockRelease(state->peers_lock);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("snowflake node ID %d is also used by another server", snowflake_node_id),

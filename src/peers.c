@@ -181,9 +181,9 @@ load_peer_list(SnowflakeSharedState *state)
 	}
 	npeers = n;
 
-	SpinLockAcquire(&state->mutex);
+	LWLockAcquire(state->peers_lock, LW_EXCLUSIVE);
 	state->npeers = n;
-	SpinLockRelease(&state->mutex);
+	LWLockRelease(state->peers_lock);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -191,12 +191,12 @@ load_peer_list(SnowflakeSharedState *state)
 		char		name[SNOWFLAKE_PEER_NAME_LEN];
 
 		describe_peer(conninfos[i], name, sizeof(name));
-		SpinLockAcquire(&state->mutex);
+		LWLockAcquire(state->peers_lock, LW_EXCLUSIVE);
 		memset(ps, 0, sizeof(*ps));
 		strlcpy(ps->name, name, sizeof(ps->name));
 		ps->node_id = -1;
 		strlcpy(ps->status, "not checked yet", sizeof(ps->status));
-		SpinLockRelease(&state->mutex);
+		LWLockRelease(state->peers_lock);
 	}
 }
 
@@ -288,11 +288,11 @@ check_peers(SnowflakeSharedState *state)
 		if (!reachable)
 		{
 			/* keep a conflict found earlier: silence proves nothing */
-			SpinLockAcquire(&state->mutex);
+			LWLockAcquire(state->peers_lock, LW_EXCLUSIVE);
 			ps->reachable = false;
 			if (ps->conflict)
 				any_unreachable_conflict = true;
-			SpinLockRelease(&state->mutex);
+			LWLockRelease(state->peers_lock);
 			snprintf(status, sizeof(status), "unreachable: %s",
 					 problem ? problem : "unknown error");
 			/* libpq messages end with a newline */
@@ -332,7 +332,7 @@ check_peers(SnowflakeSharedState *state)
 						 we_yield ? ", started earlier" : ", started later");
 		}
 
-		SpinLockAcquire(&state->mutex);
+		LWLockAcquire(state->peers_lock, LW_EXCLUSIVE);
 		ps->checked_at = received_ms ? received_ms : snowflake_unix_ms_now();
 		if (reachable)
 		{
@@ -346,7 +346,7 @@ check_peers(SnowflakeSharedState *state)
 			ps->conflict = we_yield;
 		}
 		strlcpy(ps->status, status, sizeof(ps->status));
-		SpinLockRelease(&state->mutex);
+		LWLockRelease(state->peers_lock);
 
 		if (we_yield)
 		{
@@ -361,7 +361,7 @@ check_peers(SnowflakeSharedState *state)
 					 errdetail("This server started first and keeps generating IDs; the peer should stop.")));
 	}
 
-	SpinLockAcquire(&state->mutex);
+	LWLockAcquire(state->peers_lock, LW_EXCLUSIVE);
 	if (any_conflict)
 	{
 		bool		new_conflict = !state->node_conflict;
@@ -369,7 +369,7 @@ check_peers(SnowflakeSharedState *state)
 		state->node_conflict = true;
 		strlcpy(state->node_conflict_detail, conflict,
 				sizeof(state->node_conflict_detail));
-		SpinLockRelease(&state->mutex);
+		LWLockRelease(state->peers_lock);
 		if (new_conflict)
 			ereport(snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE ? LOG : WARNING,
 					(errmsg("snowflake node ID %d conflicts with %s",
@@ -383,11 +383,11 @@ check_peers(SnowflakeSharedState *state)
 	{
 		state->node_conflict = false;
 		state->node_conflict_detail[0] = '\0';
-		SpinLockRelease(&state->mutex);
+		LWLockRelease(state->peers_lock);
 		ereport(LOG, (errmsg("snowflake node ID conflict resolved")));
 	}
 	else
-		SpinLockRelease(&state->mutex);
+		LWLockRelease(state->peers_lock);
 }
 
 /*
@@ -475,11 +475,11 @@ snowflake_peers_report(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 
-	SpinLockAcquire(&state->mutex);
+	LWLockAcquire(state->peers_lock, LW_SHARED);
 	n = state->npeers;
 	for (int i = 0; i < n; i++)
 		peers[i] = state->peers[i];
-	SpinLockRelease(&state->mutex);
+	LWLockRelease(state->peers_lock);
 
 	for (int i = 0; i < n; i++)
 	{

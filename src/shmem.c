@@ -42,7 +42,7 @@ shmem_request(void)
 		prev_shmem_request_hook();
 #endif
 	RequestAddinShmemSpace(MAXALIGN(sizeof(SnowflakeSharedState)));
-	RequestNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME, 1);
+	RequestNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME, 2);
 }
 
 /*
@@ -75,10 +75,12 @@ shmem_startup(void)
 									  &found);
 	if (!found)
 	{
+		LWLockPadded *locks = GetNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME);
+
 		memset(snowflake_state, 0, sizeof(SnowflakeSharedState));
 		SpinLockInit(&snowflake_state->mutex);
-		snowflake_state->reserve_lock =
-			&(GetNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME))->lock;
+		snowflake_state->reserve_lock = &locks[0].lock;
+		snowflake_state->peers_lock = &locks[1].lock;
 		pg_atomic_init_u64(&snowflake_state->seq_exhaustions, 0);
 		pg_atomic_init_u64(&snowflake_state->clock_waits, 0);
 		pg_atomic_init_u64(&snowflake_state->clock_errors, 0);

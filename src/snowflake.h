@@ -181,6 +181,10 @@ extern void snowflake_log_layout(void);
  * - reserve_lock (an LWLock) serializes writers of the high-water mark file;
  *	 whoever holds it may do I/O, then publishes the new reservation under
  *	 mutex.  It is never taken while mutex is held.
+ * - peers_lock (an LWLock) protects the peer checker's fields, strings and
+ *	 all, so that copying them never holds up the generator's mutex.
+ *	 node_conflict is also read without it, as a hint: a reader that sees
+ *	 it set takes the lock for the details.
  * - The pg_atomic_uint64 counters are updated without either lock.
  * ----------
  */
@@ -221,14 +225,15 @@ typedef struct SnowflakeSharedState
 	uint64		clock_jumps_forward;
 	int64		largest_jump_forward_ms;
 
-	/* peer checker (peers.c), written by the peer worker */
-	int64		instance_token; /* random, set at start: tells us from peers */
+	/* peer checker (peers.c): written by the peer worker under peers_lock */
+	int64		instance_token; /* random, set at start, then constant */
 	bool		node_conflict;	/* another server has our node ID */
 	char		node_conflict_detail[SNOWFLAKE_PEER_NAME_LEN + 128];
 	int			npeers;
 	SnowflakePeerStatus peers[SNOWFLAKE_MAX_PEERS];
 
 	LWLock	   *reserve_lock;
+	LWLock	   *peers_lock;
 
 	pg_atomic_uint64 seq_exhaustions;	/* calls that found their ms used up */
 	pg_atomic_uint64 clock_waits;	/* calls that waited for the clock */

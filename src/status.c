@@ -111,7 +111,11 @@ snowflake_status(PG_FUNCTION_ARGS)
 		problem = state->hwm_problem;	/* set at startup, never changed */
 	else if (state->node_conflict &&
 			 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
+	{
+		LWLockAcquire(state->peers_lock, LW_SHARED);
 		problem = psprintf("node ID conflict: %s", state->node_conflict_detail);
+		LWLockRelease(state->peers_lock);
+	}
 	else if (RecoveryInProgress())
 		problem = "the server is in recovery";
 	else if (now_ms > layout.max_ms ||
