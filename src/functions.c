@@ -263,7 +263,6 @@ snowflake_decode_support(PG_FUNCTION_ARGS)
 	SupportRequestSimplify *req;
 	FuncExpr   *call;
 	Oid			argtype;
-	char	   *schema;
 	static const char *const accessors[] = {
 		"snowflake_timestamp", "snowflake_node_id", "snowflake_seq"
 	};
@@ -279,7 +278,6 @@ snowflake_decode_support(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(NULL);
 
 	argtype = exprType((Node *) linitial(call->args));
-	schema = get_namespace_name(get_func_namespace(call->funcid));
 
 	row = makeNode(RowExpr);
 	row->row_typeid = RECORDOID;
@@ -289,8 +287,7 @@ snowflake_decode_support(PG_FUNCTION_ARGS)
 	{
 		Oid			accessor;
 
-		accessor = LookupFuncName(list_make2(makeString(schema),
-											 makeString(pstrdup(accessors[i]))),
+		accessor = LookupFuncName(snowflake_sibling_name(call->funcid, accessors[i]),
 								  1, &argtype, true);
 		if (!OidIsValid(accessor))
 			PG_RETURN_POINTER(NULL);

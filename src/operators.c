@@ -115,12 +115,26 @@ as_int8(Node *node)
 /*
  * Returns the core bigint comparison operator called opname.
  */
-static Oid
-int8_operator(const char *opname)
+Oid
+snowflake_int8_operator(const char *opname)
 {
 	return OpernameGetOprid(list_make2(makeString("pg_catalog"),
 									   makeString(pstrdup(opname))),
 							INT8OID, INT8OID);
+}
+
+/*
+ * The qualified name of one of our functions or operators: name, in the
+ * schema of funcid (the extension's schema, wherever it was installed).
+ * Support functions look their siblings up this way, never through the
+ * search_path.
+ */
+List *
+snowflake_sibling_name(Oid funcid, const char *name)
+{
+	char	   *schema = get_namespace_name(get_func_namespace(funcid));
+
+	return list_make2(makeString(schema), makeString(pstrdup(name)));
 }
 
 /*
@@ -190,7 +204,7 @@ simplify_comparison(SupportRequestSimplify *req)
 	opname = comparison_of_function(call->funcid);
 	if (opname == NULL)
 		return NULL;
-	opno = int8_operator(opname);
+	opno = snowflake_int8_operator(opname);
 	if (!OidIsValid(opno))
 		return NULL;
 
@@ -247,7 +261,7 @@ snowflake_int8_support(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(NULL);
 
 	/* the index's family must know the core bigint operator */
-	int8_op = int8_operator(opname);
+	int8_op = snowflake_int8_operator(opname);
 	if (!OidIsValid(int8_op) || !op_in_opfamily(int8_op, req->opfamily))
 		PG_RETURN_POINTER(NULL);
 

@@ -21,6 +21,7 @@
 
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "nodes/pg_list.h"
 #include "port/atomics.h"
 #include "storage/lwlock.h"
 #include "storage/spin.h"
@@ -277,6 +278,14 @@ extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
 
 extern void snowflake_wal_register(void);
 extern void snowflake_wal_log_hwm(int64 hwm_id);
+
+/* ----------
+ * Planner support helpers (operators.c), shared by the support functions
+ * of operators.c, time_ops.c and functions.c
+ * ----------
+ */
+extern Oid	snowflake_int8_operator(const char *opname);
+extern List *snowflake_sibling_name(Oid funcid, const char *name);
 
 /* ----------
  * Background worker (worker.c)

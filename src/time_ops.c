@@ -321,18 +321,6 @@ snowflake_time_contained_commuted(PG_FUNCTION_ARGS)
  */
 
 /*
- * Looks up one of our functions or operators in the schema of funcid (the
- * extension's schema, wherever it was installed).
- */
-static List *
-qualified_name(Oid funcid, const char *name)
-{
-	char	   *schema = get_namespace_name(get_func_namespace(funcid));
-
-	return list_make2(makeString(schema), makeString(pstrdup(name)));
-}
-
-/*
  * If id is a bigint expression cast to snowflake ("orders.id::snowflake",
  * through our cast function or a relabeling), returns the bigint
  * expression; otherwise NULL.  Comparing the bigint directly lets the
@@ -382,16 +370,14 @@ id_bound_clause(Oid funcid, Node *id, const char *opname,
 	FuncExpr   *bound;
 	OpExpr	   *clause;
 
-	boundoid = LookupFuncName(qualified_name(funcid, boundfunc), 1, &argtype, true);
+	boundoid = LookupFuncName(snowflake_sibling_name(funcid, boundfunc), 1, &argtype, true);
 	if (bigint_id != NULL)
 	{
 		id = bigint_id;
-		opno = OpernameGetOprid(list_make2(makeString("pg_catalog"),
-										   makeString(pstrdup(opname))),
-								INT8OID, INT8OID);
+		opno = snowflake_int8_operator(opname);
 	}
 	else
-		opno = OpernameGetOprid(qualified_name(funcid, opname), exprType(id), INT8OID);
+		opno = OpernameGetOprid(snowflake_sibling_name(funcid, opname), exprType(id), INT8OID);
 	if (!OidIsValid(boundoid) || !OidIsValid(opno))
 		return NULL;
 
