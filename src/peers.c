@@ -17,8 +17,9 @@
  * finding itself in the list (same instance token) skips itself.  The same
  * round trip measures each peer's clock against ours.
  *
- * A conflict, once found, lasts until the peer is reachable again and no
- * longer conflicts: losing sight of a peer is no evidence that it went away.
+ * A conflict, once found, lasts until a round reaches every listed peer and
+ * finds none that conflicts: losing sight of a peer is no evidence that it
+ * went away, and neither is a reload of the peer list.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -266,7 +267,7 @@ check_peers(SnowflakeSharedState *state)
 	int64		our_start = unix_ms_to_int(PgStartTime);
 	bool		we_are_standby = RecoveryInProgress();
 	bool		any_conflict = false;
-	bool		any_unreachable_conflict = false;
+	bool		any_unreachable = false;
 	char		conflict[SNOWFLAKE_PEER_NAME_LEN + 128] = "";
 
 	for (int i = 0; i < npeers; i++)
@@ -288,10 +289,9 @@ check_peers(SnowflakeSharedState *state)
 		if (!reachable)
 		{
 			/* keep a conflict found earlier: silence proves nothing */
+			any_unreachable = true;
 			LWLockAcquire(state->peers_lock, LW_EXCLUSIVE);
 			ps->reachable = false;
-			if (ps->conflict)
-				any_unreachable_conflict = true;
 			LWLockRelease(state->peers_lock);
 			snprintf(status, sizeof(status), "unreachable: %s",
 					 problem ? problem : "unknown error");
@@ -343,7 +343,6 @@ check_peers(SnowflakeSharedState *state)
 			/* its clock against the middle of our round trip */
 			ps->skew_ms = info.clock_ms - (sent_ms + received_ms) / 2;
 			ps->rtt_ms = received_ms - sent_ms;
-			ps->conflict = we_yield;
 		}
 		strlcpy(ps->status, status, sizeof(ps->status));
 		LWLockRelease(state->peers_lock);
@@ -379,7 +378,7 @@ check_peers(SnowflakeSharedState *state)
 					 errdetail("\"%s\" is \"warn\": this server keeps generating IDs, which may collide.",
 							   "snowflake.node_conflict")));
 	}
-	else if (!any_unreachable_conflict && state->node_conflict)
+	else if (!any_unreachable && state->node_conflict)
 	{
 		state->node_conflict = false;
 		state->node_conflict_detail[0] = '\0';

@@ -59,8 +59,8 @@ $a->poll_query_until('postgres',
   or die 'A did not see the conflict';
 pass('and its snowflake_peers() shows the conflict too');
 ok($a->log_contains('WARNING:  snowflake peer .* conflicts with this server'), 'and warns in its log');
-is($a->safe_psql('postgres', q{SELECT status FROM snowflake_peers() WHERE peer IS NOT NULL ORDER BY peer LIMIT 1} ) ne '', 1,
-	'snowflake_peers() lists the peers');
+is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE reachable AND checked_at IS NOT NULL AND round_trip_ms >= 0}),
+	'2', 'snowflake_peers() lists both entries of A\'s list, checked and reachable');
 is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE status = 'this server'}),
 	'1', 'a server finding itself in the list skips itself');
 
@@ -79,6 +79,37 @@ $b->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status(
 is($b->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
 	'with snowflake.node_conflict = warn the later server keeps generating');
 
+# neither losing sight of the peer nor reloading the peer list lifts the
+# conflict: B stays refused while A is down
+$a->stop;
+$b->append_conf('postgresql.conf', "snowflake.node_conflict = refuse");
+$b->reload;
+$b->poll_query_until('postgres',
+	q{SELECT bool_and(NOT reachable AND status LIKE 'unreachable: %') FROM snowflake_peers()})
+  or die 'B did not notice that A is down';
+pass('a peer that is down is reported unreachable');
+my $seen = $b->safe_psql('postgres', 'SELECT clock_timestamp()');
+$b->poll_query_until('postgres', qq{SELECT checked_at > '$seen' FROM snowflake_peers()})
+  or die 'B did not check again';
+is($b->safe_psql('postgres', q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()}),
+	't', 'the conflict outlives a reload while the peer is unreachable');
+($ret, $out, $err) = $b->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/snowflake node ID 5 is also used by another server/, 'and B still refuses');
+
+# A comes back: now A is the later one, so A yields and B's conflict is over
+# (start times are compared as each server's clock tells them, and B's runs
+# 3 s ahead: let A's restart be clearly later)
+sleep 4;
+my $offset = -s $b->logfile;
+$a->start;
+$b->wait_for_log(qr/LOG:  snowflake node ID conflict resolved/, $offset);
+pass('B logs that the conflict is resolved once A is back and started later');
+$a->poll_query_until('postgres',
+	q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()})
+  or die 'A did not yield';
+pass('and A, started later now, yields');
+is($b->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't', 'B generates again');
+
 # a distinct node ID resolves it
 $b->stop;
 $b->append_conf('postgresql.conf', "snowflake.node_id = 6\nsnowflake.node_conflict = refuse");
@@ -86,6 +117,9 @@ start_with_faketime($b, '+3');
 $a->poll_query_until('postgres',
 	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status = 'ok: node 6'})
   or die 'A did not see node 6';
+$a->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
+  or die 'A did not resolve the conflict';
+pass('A resolves the conflict once B has node 6');
 is($b->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
 	'with its own node ID, the second server generates');
 is($b->safe_psql('postgres', 'SELECT snowflake_node_id(snowflake_nextval())'), '6',
