@@ -54,7 +54,9 @@ SELECT (SELECT d FROM snowflake_decode(snowflake_from_parts('2026-06-15 12:34:56
 -- errors
 SELECT * FROM snowflake_decode(1, 'flickr');
 SELECT * FROM snowflake_decode(-1, 'twitter');
-SELECT * FROM snowflake_decode(1, '2015-01-01', 40, 30);
+SELECT * FROM snowflake_decode(1, '2015-01-01', 40, 20);
+SELECT * FROM snowflake_decode(1, '2015-01-01', 31, 31);
+SELECT * FROM snowflake_decode(1, '2015-01-01', 10, -1);
 SELECT * FROM snowflake_decode(1, '2015-01-01', 10, 12, tick => '1 month');
 SELECT * FROM snowflake_decode(1, '2015-01-01', 10, 12, tick => '0.5 ms');
 SELECT * FROM snowflake_decode(1, 'infinity', 10, 12);

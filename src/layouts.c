@@ -182,11 +182,13 @@ snowflake_decode_custom(PG_FUNCTION_ARGS)
 	int64		epoch_ms;
 	Datum		values[3];
 
-	if (node_bits < 0 || seq_bits < 0 || node_bits + seq_bits > 62)
+	/* node_id and seq are returned as integer: at most 31 bits each */
+	if (node_bits < 0 || seq_bits < 0 || node_bits > 31 || seq_bits > 31 ||
+		node_bits + seq_bits > 62)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid field widths %d and %d", node_bits, seq_bits),
-				 errdetail("The node and sequence fields must have 0 or more bits, and leave at least 1 bit of the 63 for the time.")));
+				 errdetail("The node and sequence fields must have from 0 to 31 bits each, and leave at least 1 bit of the 63 for the time.")));
 	if (tick->month != 0 || tick->day != 0 || tick->time <= 0 ||
 		tick->time % 1000 != 0)
 		ereport(ERROR,
