@@ -25,6 +25,7 @@
 #include "nodes/supportnodes.h"
 #include "parser/parse_func.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/timestamp.h"
 
 #include "snowflake.h"
@@ -37,6 +38,37 @@ PG_FUNCTION_INFO_V1(snowflake_from_timestamp);
 PG_FUNCTION_INFO_V1(snowflake_from_parts);
 PG_FUNCTION_INFO_V1(snowflake_id_span);
 PG_FUNCTION_INFO_V1(snowflake_decode_support);
+
+/*
+ * The row type a record-returning function of ours was declared with,
+ * blessed, after checking that it has the natts columns the C code fills.
+ * A library newer than the extension's SQL objects (installed, but
+ * ALTER EXTENSION ... UPDATE not run yet) must raise an error rather than
+ * return misaligned columns.
+ */
+TupleDesc
+snowflake_result_tupdesc(FunctionCallInfo fcinfo, int natts)
+{
+	TupleDesc	tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	snowflake_check_result_columns(fcinfo, tupdesc, natts);
+	return BlessTupleDesc(tupdesc);
+}
+
+void
+snowflake_check_result_columns(FunctionCallInfo fcinfo, TupleDesc tupdesc,
+							   int natts)
+{
+	if (tupdesc->natts != natts)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("function %s returns %d columns, but the snowflake library fills %d",
+						format_procedure(fcinfo->flinfo->fn_oid),
+						tupdesc->natts, natts),
+				 errhint("Run ALTER EXTENSION snowflake UPDATE to bring the SQL objects up to date with the library.")));
+}
 
 /*
  * Reads argument 'argno' as an ID.  The bigint variants of the functions
@@ -68,9 +100,7 @@ snowflake_decode(PG_FUNCTION_ARGS)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 
-		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-			elog(ERROR, "return type must be a row type");
-		tupdesc = BlessTupleDesc(tupdesc);
+		tupdesc = snowflake_result_tupdesc(fcinfo, 3);
 		fcinfo->flinfo->fn_extra = tupdesc;
 		MemoryContextSwitchTo(oldcxt);
 	}

@@ -358,8 +358,7 @@ snowflake_reserve(PG_FUNCTION_ARGS)
 	int64		last;
 	int64		lead;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
+	tupdesc = snowflake_result_tupdesc(fcinfo, 4);
 
 	allocate_slots(n, &first, &last, &lead);
 	session_last_id = slot_to_id(last);
@@ -368,7 +367,7 @@ snowflake_reserve(PG_FUNCTION_ARGS)
 	values[1] = Int64GetDatum(session_last_id);
 	values[2] = Int64GetDatum(n);
 	values[3] = Int64GetDatum(lead);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc,
 													  values, nulls)));
 }
 

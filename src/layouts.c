@@ -114,12 +114,10 @@ decode_in_layout(int64 id, int64 epoch_ms, int64 tick_us, int node_bits,
 static Datum
 decoded_record(FunctionCallInfo fcinfo, Datum *values)
 {
-	TupleDesc	tupdesc;
+	TupleDesc	tupdesc = snowflake_result_tupdesc(fcinfo, 3);
 	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc,
 											 values, nulls));
 }
 
@@ -219,6 +217,7 @@ snowflake_layouts(PG_FUNCTION_ARGS)
 	char	   *own_fields;
 
 	InitMaterializedSRF(fcinfo, 0);
+	snowflake_check_result_columns(fcinfo, rsinfo->setDesc, 8);
 
 	snowflake_get_layout(&own);
 	own_fields = psprintf("%d bits ms | %d bits node | %d bits sequence",

@@ -94,8 +94,7 @@ snowflake_node_info(PG_FUNCTION_ARGS)
 	Datum		values[8];
 	bool		nulls[8] = {false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
+	tupdesc = snowflake_result_tupdesc(fcinfo, 8);
 
 	values[0] = Int32GetDatum(snowflake_node_id);
 	values[1] = Int64GetDatum(state->instance_token);
@@ -473,6 +472,7 @@ snowflake_peers_report(PG_FUNCTION_ARGS)
 	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
+	snowflake_check_result_columns(fcinfo, rsinfo->setDesc, 8);
 
 	LWLockAcquire(state->peers_lock, LW_SHARED);
 	n = state->npeers;

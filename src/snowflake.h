@@ -19,6 +19,7 @@
 #ifndef SNOWFLAKE_H
 #define SNOWFLAKE_H
 
+#include "access/tupdesc.h"
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "nodes/pg_list.h"
@@ -277,6 +278,14 @@ extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
 
 extern void snowflake_wal_register(void);
 extern void snowflake_wal_log_hwm(int64 hwm_id);
+
+/* ----------
+ * Result rows of record-returning functions (functions.c)
+ * ----------
+ */
+extern TupleDesc snowflake_result_tupdesc(FunctionCallInfo fcinfo, int natts);
+extern void snowflake_check_result_columns(FunctionCallInfo fcinfo,
+										   TupleDesc tupdesc, int natts);
 
 /* ----------
  * Planner support helpers (operators.c), shared by the support functions

@@ -77,8 +77,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 	const char *problem = NULL;
 	int			i = 0;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
+	tupdesc = snowflake_result_tupdesc(fcinfo, STATUS_COLUMNS);
 
 	snowflake_get_layout(&layout);
 
@@ -200,9 +199,6 @@ snowflake_status(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 
 	Assert(i == STATUS_COLUMNS);
-	if (i != tupdesc->natts)
-		elog(ERROR, "snowflake_status() returns %d columns, expected %d",
-			 tupdesc->natts, i);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
