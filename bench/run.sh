@@ -3,13 +3,15 @@
 # extension, then run bench/bench.py as the unprivileged "postgres" user
 # against a throwaway PostgreSQL 15 instance that it starts and removes.
 #
-#   sudo bench/run.sh                       full run (about 20 minutes)
+#   sudo bench/run.sh                       full run (about 22 minutes on 2 CPUs)
 #   sudo bench/run.sh --quick               smoke run (a few minutes)
 #   sudo bench/run.sh --only=bulk,pgbench   some sections only
 #   sudo bench/run.sh --help                every option of bench.py
 #
 # Every argument is passed to bench.py.  The report is printed and saved
-# as bench/results/<UTC timestamp>.md (git-ignored).
+# as bench/results/<UTC timestamp>.md (git-ignored); with --out-dir=DIR it
+# goes to DIR instead (written by the postgres user) and is not copied.
+# With --keep the work directory under /tmp is left in place.
 #
 # Run it as root on Debian 12.  Profiling uses perf when the machine
 # exposes hardware counters, valgrind's callgrind otherwise; if neither
@@ -60,7 +62,20 @@ make -s -C "$ROOT" install PG_CONFIG="$PG_CONFIG" >/dev/null
 WORK=$(mktemp -d /tmp/snowflake-bench.XXXXXX)
 chown "$PG_USER": "$WORK"
 chmod 700 "$WORK"
-cleanup() { rm -rf "$WORK"; }
+keep=
+for arg in "$@"; do
+	case $arg in --keep) keep=1 ;; esac
+done
+cleanup() {
+	if [ -n "$keep" ]; then
+		echo "work directory kept: $WORK"
+	elif [ -e "$WORK/run/data/postmaster.pid" ]; then
+		# bench.py could not stop its server: do not pull the directory from under it
+		echo "bench/run.sh: a server may still run on $WORK/run/data; $WORK left in place" >&2
+	else
+		rm -rf "$WORK"
+	fi
+}
 trap cleanup EXIT
 
 mkdir -p "$ROOT/bench/results"
@@ -77,6 +92,7 @@ rc=0
 	--workdir="$WORK/run" --out-dir="$WORK/out" "$@") || rc=$?
 
 # the report is written where postgres may write; keep it in the repository
+# (nothing to copy if --out-dir sent it elsewhere)
 if compgen -G "$WORK/out/*.md" >/dev/null; then
 	for f in "$WORK"/out/*.md; do
 		cp "$f" "$ROOT/bench/results/"
