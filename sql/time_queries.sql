@@ -51,6 +51,51 @@ SELECT bool_and((SELECT count(*) FROM ev WHERE id = p + (random() * 0) * interva
                 (SELECT count(*) FROM ev WHERE t >= p AND t < p + interval '1 ms')) AS contained_direct
   FROM probe WHERE p > '2000-01-01' AND p < '2100-01-01';
 
+-- the C functions behind the operators, in both argument orders.  The
+-- planner rewrites nearly every use of the operators into ID bounds, so
+-- these test-only declarations call them directly, on the IDs around the
+-- probed milliseconds
+CREATE FUNCTION c_eq(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_eq' LANGUAGE C STRICT;
+CREATE FUNCTION c_ne(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ne' LANGUAGE C STRICT;
+CREATE FUNCTION c_lt(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_lt' LANGUAGE C STRICT;
+CREATE FUNCTION c_le(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_le' LANGUAGE C STRICT;
+CREATE FUNCTION c_gt(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_gt' LANGUAGE C STRICT;
+CREATE FUNCTION c_ge(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ge' LANGUAGE C STRICT;
+CREATE FUNCTION c_eq(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_eq_commuted' LANGUAGE C STRICT;
+CREATE FUNCTION c_ne(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ne_commuted' LANGUAGE C STRICT;
+CREATE FUNCTION c_lt(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_lt_commuted' LANGUAGE C STRICT;
+CREATE FUNCTION c_le(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_le_commuted' LANGUAGE C STRICT;
+CREATE FUNCTION c_gt(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_gt_commuted' LANGUAGE C STRICT;
+CREATE FUNCTION c_ge(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ge_commuted' LANGUAGE C STRICT;
+CREATE FUNCTION c_in(snowflake, tstzrange) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_contained' LANGUAGE C STRICT;
+CREATE FUNCTION c_in(tstzrange, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_contained_commuted' LANGUAGE C STRICT;
+SELECT op, count(*) AS pairs, count(*) FILTER (WHERE c IS DISTINCT FROM ref) AS wrong
+  FROM (SELECT id, t FROM ev
+         WHERE t < '2026-03-01 12:00:00.003+00'
+            OR t BETWEEN '2026-03-01 12:00:01.232+00' AND '2026-03-01 12:00:01.236+00'
+            OR t > '2026-03-01 12:00:02.855+00') e,
+       probe,
+       LATERAL (VALUES
+         ('id = p',  c_eq(id, p), t = p),   ('p = id',  c_eq(p, id), p = t),
+         ('id <> p', c_ne(id, p), t <> p),  ('p <> id', c_ne(p, id), p <> t),
+         ('id < p',  c_lt(id, p), t < p),   ('p < id',  c_lt(p, id), p < t),
+         ('id <= p', c_le(id, p), t <= p),  ('p <= id', c_le(p, id), p <= t),
+         ('id > p',  c_gt(id, p), t > p),   ('p > id',  c_gt(p, id), p > t),
+         ('id >= p', c_ge(id, p), t >= p),  ('p >= id', c_ge(p, id), p >= t),
+         ('id <@ [p, p+1ms)', c_in(id, tstzrange(p, p + interval '1 ms', '[)')),
+                              t <@ tstzrange(p, p + interval '1 ms', '[)')),
+         ('[p-1ms, p] @> id', c_in(tstzrange(p - interval '1 ms', p, '(]'), id),
+                              tstzrange(p - interval '1 ms', p, '(]') @> t)
+       ) v(op, c, ref)
+ GROUP BY op ORDER BY op;
+DROP FUNCTION c_eq(snowflake, timestamptz), c_ne(snowflake, timestamptz),
+  c_lt(snowflake, timestamptz), c_le(snowflake, timestamptz),
+  c_gt(snowflake, timestamptz), c_ge(snowflake, timestamptz),
+  c_eq(timestamptz, snowflake), c_ne(timestamptz, snowflake),
+  c_lt(timestamptz, snowflake), c_le(timestamptz, snowflake),
+  c_gt(timestamptz, snowflake), c_ge(timestamptz, snowflake),
+  c_in(snowflake, tstzrange), c_in(tstzrange, snowflake);
+
 -- ranges: every combination of bound inclusivity, empty and unbounded
 SELECT r, (SELECT count(*) FROM ev WHERE id <@ r) = (SELECT count(*) FROM ev WHERE t <@ r) AS same_rows,
           (SELECT count(*) FROM ev WHERE id <@ r) AS rows_matched,
