@@ -232,14 +232,16 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out,
 		if (likely(outcome == ALLOC_OK))
 		{
 			/*
-			 * Renew the reservation early if it is running low, unless
-			 * someone else is already at it.  The background worker
-			 * normally does this before we get here.
+			 * Renew the reservation early if less than half its headroom
+			 * is left, unless someone else is already at it.  The
+			 * background worker normally does this before we get here.
 			 */
-			if (unlikely(reserved_ms - end_ms < snowflake_reserve_ahead / 4) &&
+			int64		half_headroom = snowflake_reservation_headroom(end_ms - now_ms) / 2;
+
+			if (unlikely(reserved_ms - end_ms < half_headroom) &&
 				reserved_ms < max_ms)
 				(void) snowflake_extend_reservation(state,
-													Min(end_ms + snowflake_reserve_ahead / 4, max_ms),
+													Min(end_ms + half_headroom, max_ms),
 													true, LOG);
 			*first_out = first;
 			*last_out = last;

@@ -252,14 +252,18 @@ write_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
 /*
  * Makes sure IDs with time fields up to needed_ms may be issued, writing a
  * new high-water mark if the current reservation does not cover them.  The
- * new reservation reaches snowflake.reserve_ahead (W) past the clock, and at
- * least W/2 past needed_ms, so that one write serves many IDs.
+ * new reservation reaches snowflake.reserve_ahead (W) past the clock, and
+ * past needed_ms by snowflake_reservation_headroom(): W/2 normally, so that
+ * one write serves many IDs, but only W/8 (at most 250 ms) when needed_ms is
+ * already more than W ahead of the clock.
  *
  * Basing it on the clock rather than on the last ID matters after a crash:
  * generation resumes at the reservation, ahead of the clock; were the next
  * reservation W past that, every crash would push IDs another W ahead.  As
- * it is, crashes in a row leave IDs at most about W ahead of the clock, or
- * W/2 ahead of where they were if they already ran ahead.
+ * it is, crashes in a row leave IDs at most about 1.5 W ahead of the clock
+ * (or where a burst had legitimately borrowed to), whatever the number of
+ * crashes: once IDs run more than W ahead, a restart takes longer than the
+ * small headroom adds.
  *
  * With conditional, gives up at once (returning false) if another process
  * is writing; the caller only wanted to renew early.  Write failures are
@@ -274,6 +278,7 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 	SnowflakeLayout layout;
 	int64		reserved_ms;
 	int64		now_unix_ms;
+	int64		now_ms;
 	int64		new_ms;
 	int64		new_hwm;
 	bool		refused;
@@ -314,8 +319,9 @@ snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
 	}
 
 	now_unix_ms = snowflake_unix_ms_now();
-	new_ms = Max(now_unix_ms - layout.epoch_ms + snowflake_reserve_ahead,
-				 needed_ms + snowflake_reserve_ahead / 2);
+	now_ms = now_unix_ms - layout.epoch_ms;
+	new_ms = Max(now_ms + snowflake_reserve_ahead,
+				 needed_ms + snowflake_reservation_headroom(needed_ms - now_ms));
 	new_ms = Min(new_ms, layout.max_ms);
 	new_hwm = (new_ms << layout.shift) | ((INT64CONST(1) << layout.shift) - 1);
 

@@ -266,6 +266,26 @@ extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
 										 int64 needed_ms, bool conditional,
 										 int elevel);
 
+/*
+ * How far past the IDs it must cover a new reservation reaches, given how
+ * far ahead of the clock those IDs are (lead_ms).  Normally half of
+ * snowflake.reserve_ahead (W), so that one write serves many IDs.  When IDs
+ * already run more than W ahead (generation resumed at the reservation
+ * after a crash, or a burst borrows future milliseconds), W/8 and at most
+ * 250 ms: borrowing at full speed then costs a few writes a second, and a
+ * string of crashes cannot push IDs further ahead each time, because a
+ * restart takes longer than that.  Inline: the hot path asks it per call.
+ */
+#define SNOWFLAKE_AHEAD_HEADROOM_MAX_MS	250
+
+static inline int64
+snowflake_reservation_headroom(int64 lead_ms)
+{
+	if (lead_ms <= snowflake_reserve_ahead)
+		return snowflake_reserve_ahead / 2;
+	return Min(snowflake_reserve_ahead / 8, SNOWFLAKE_AHEAD_HEADROOM_MAX_MS);
+}
+
 /* ----------
  * WAL (wal.c)
  *

@@ -126,7 +126,6 @@ renew_reservation(SnowflakeSharedState *state, int64 now_ms,
 {
 	SnowflakeLayout layout;
 	uint64		ids_issued;
-	int64		last_ms;
 	int64		reserved_ms;
 	int64		needed_ms;
 	bool		refused;
@@ -136,7 +135,6 @@ renew_reservation(SnowflakeSharedState *state, int64 now_ms,
 
 	SpinLockAcquire(&state->mutex);
 	ids_issued = state->ids_issued;
-	last_ms = state->last_slot >> snowflake_sequence_bits;
 	reserved_ms = state->reserved_ms;
 	refused = state->hwm_refused;
 	SpinLockRelease(&state->mutex);
@@ -147,13 +145,14 @@ renew_reservation(SnowflakeSharedState *state, int64 now_ms,
 
 	snowflake_get_layout(&layout);
 	/*
-	 * Cover the time until the next check, above the backends' threshold,
-	 * but never more than reserve_ahead: after a crash IDs resume at the
-	 * reservation, so it must stay as near the clock as the operator asked,
-	 * however long the check interval.  (With checks rarer than that,
-	 * backends renew in between.)
+	 * Cover the clock's advance until the next check, above the backends'
+	 * threshold, but never more than reserve_ahead past the clock: after a
+	 * crash IDs resume at the reservation, so it must stay as near the
+	 * clock as the operator asked, however long the check interval.  IDs
+	 * running further ahead than that (borrowing) are the backends' to
+	 * cover, in small steps (see snowflake_reservation_headroom()).
 	 */
-	needed_ms = Max(now_ms, last_ms) +
+	needed_ms = now_ms +
 		Min((int64) snowflake_clock_check_interval + snowflake_reserve_ahead / 4,
 			(int64) snowflake_reserve_ahead);
 	if (reserved_ms >= needed_ms || reserved_ms >= layout.max_ms)

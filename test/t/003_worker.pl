@@ -79,7 +79,7 @@ $node->poll_query_until('postgres', "SELECT hwm_writes > $writes FROM snowflake_
   or die 'the worker did not renew the reservation';
 is( $node->safe_psql(
 		'postgres',
-		q{SELECT snowflake_timestamp(hwm_id) < clock_timestamp() + interval '5 s' FROM snowflake_status()}),
+		q{SELECT snowflake_timestamp(hwm_id) < clock_timestamp() + interval '3.1 s' FROM snowflake_status()}),
 	't', 'with checks every hour the reservation stays within 1.5 x reserve_ahead (2 s) of the clock');
 $node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '250ms'");
 $node->reload;
