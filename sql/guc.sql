@@ -44,4 +44,7 @@ ALTER SYSTEM SET snowflake.node_id = 268435456;
 ALTER SYSTEM SET snowflake.node_id = -2;
 ALTER SYSTEM SET snowflake.sequence_bits = 0;
 ALTER SYSTEM SET snowflake.node_bits = 29;
+ALTER SYSTEM SET snowflake.node_conflict = 'ignore';
+ALTER SYSTEM SET snowflake.peer_check_interval = '50ms';
+ALTER SYSTEM SET snowflake.peer_check_interval = '2h';
 ALTER SYSTEM RESET ALL;
