@@ -26,12 +26,17 @@ SELECT ids FROM snowflake_reserve(10);
 SELECT count(*) FROM snowflake_nextval(10);
 RESET ROLE;
 
--- the privileges of every function that is not executable by everyone
-SELECT p.oid::regprocedure AS function, p.proacl
+-- who, besides the owner (whoever installed the extension), may execute
+-- every function that is not executable by everyone
+SELECT p.oid::regprocedure AS function, array_agg(g.name ORDER BY g.name) AS executable_by
   FROM pg_proc p
-  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e',
+       LATERAL aclexplode(p.proacl) a,
+       LATERAL (SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END) g(name)
  WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake')
    AND p.proacl IS NOT NULL
+   AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner
+ GROUP BY p.oid
  ORDER BY 1::text;
 
 -- settings: a role cannot change any, and cannot read the peer list
