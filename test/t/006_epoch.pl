@@ -66,6 +66,14 @@ $node->safe_psql('postgres', q{
 	END $$;
 });
 
+# a block of IDs that would reach past the last millisecond is refused as
+# a whole, and leaves the time that is left to single IDs
+($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT * FROM snowflake_reserve(4096 * 6000)');
+like($stderr, qr/ERROR:  snowflake timestamp range exhausted/,
+	'a block reaching past the end of the time bits is refused');
+is($node->safe_psql('postgres', 'SELECT snowflake_nextval() IS NOT NULL'), 't',
+	'and single IDs still come while time is left');
+
 # generate until the time runs out
 ($ret, $stdout, $stderr) = $node->psql('postgres', "\\set VERBOSITY verbose\nCALL fill()",
 	timeout => 60);
