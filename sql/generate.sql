@@ -72,6 +72,6 @@ RESET max_parallel_workers_per_gather;
 -- the labels that make the above hold
 SELECT oid::regprocedure AS function, provolatile, proparallel FROM pg_proc
  WHERE proname IN ('snowflake_nextval', 'snowflake_currval', 'snowflake_reserve')
- ORDER BY 1::text;
+ ORDER BY oid::regprocedure::text;
 
 DROP TABLE orders, events, par;

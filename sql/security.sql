@@ -37,7 +37,7 @@ SELECT p.oid::regprocedure AS function, array_agg(g.name ORDER BY g.name) AS exe
    AND p.proacl IS NOT NULL
    AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner
  GROUP BY p.oid
- ORDER BY 1::text;
+ ORDER BY p.oid::regprocedure::text;
 
 -- settings: a role cannot change any, and cannot read the peer list
 -- (connection strings may hold passwords)
