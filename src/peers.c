@@ -280,6 +280,7 @@ check_peers(SnowflakeSharedState *state)
 		bool		self = false;
 		bool		conflicts = false;
 		bool		we_yield = false;
+		bool		warn_now;
 		char		status[SNOWFLAKE_PEER_STATUS_LEN];
 
 		CHECK_FOR_INTERRUPTS();
@@ -331,10 +332,14 @@ check_peers(SnowflakeSharedState *state)
 						 we_yield ? ", started earlier" : ", started later");
 		}
 
+		/* the earlier server warns once per conflict, not every round */
+		warn_now = conflicts && !we_yield && !ps->warned;
+
 		LWLockAcquire(state->peers_lock, LW_EXCLUSIVE);
 		ps->checked_at = received_ms ? received_ms : snowflake_unix_ms_now();
 		if (reachable)
 		{
+			ps->warned = conflicts && !we_yield;
 			ps->reachable = true;
 			ps->self = self;
 			ps->node_id = info.node_id;
@@ -352,7 +357,7 @@ check_peers(SnowflakeSharedState *state)
 			snprintf(conflict, sizeof(conflict),
 					 "peer \"%s\" (%s) started earlier", ps->name, status);
 		}
-		else if (conflicts)
+		else if (warn_now)
 			ereport(WARNING,
 					(errmsg("snowflake peer \"%s\" conflicts with this server (%s)",
 							ps->name, status),
@@ -369,7 +374,7 @@ check_peers(SnowflakeSharedState *state)
 				sizeof(state->node_conflict_detail));
 		LWLockRelease(state->peers_lock);
 		if (new_conflict)
-			ereport(snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE ? LOG : WARNING,
+			ereport(WARNING,
 					(errmsg("snowflake node ID %d conflicts with %s",
 							snowflake_node_id, conflict),
 					 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE ?

@@ -83,6 +83,7 @@ typedef struct SnowflakePeerStatus
 	bool		reachable;
 	bool		self;			/* the list names this very server */
 	bool		in_recovery;
+	bool		warned;			/* we logged that it conflicts with us */
 	int64		skew_ms;		/* its clock minus ours */
 	int64		rtt_ms;
 	int64		checked_at;		/* Unix ms, 0 if never */

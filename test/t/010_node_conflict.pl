@@ -59,6 +59,11 @@ $a->poll_query_until('postgres',
   or die 'A did not see the conflict';
 pass('and its snowflake_peers() shows the conflict too');
 ok($a->log_contains('WARNING:  snowflake peer .* conflicts with this server'), 'and warns in its log');
+my $later = $a->safe_psql('postgres', q{SELECT clock_timestamp() + interval '1.1 s'});
+$a->poll_query_until('postgres', qq{SELECT min(checked_at) > '$later' FROM snowflake_peers()})
+  or die 'A did not check again';
+my $warnings = () = slurp_file($a->logfile) =~ /WARNING:  snowflake peer .* conflicts with this server/g;
+is($warnings, 1, 'once, not at every check');
 is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE reachable AND checked_at IS NOT NULL AND round_trip_ms >= 0}),
 	'2', 'snowflake_peers() lists both entries of A\'s list, checked and reachable');
 is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE status = 'this server'}),
