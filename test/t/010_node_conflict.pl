@@ -1,8 +1,10 @@
 # Two servers given the same node ID, each listing the other in
 # snowflake.peers: the one started later stops generating within seconds,
 # says why, and snowflake_status() and snowflake_peers() show it; "warn"
-# only logs; a distinct node ID resolves it.  The same checks measure the
-# peers' clock skew.
+# only logs; a distinct node ID resolves it; an unreachable peer or a
+# reload does not; another ID layout conflicts too; a standby sharing its
+# primary's node ID does not.  The same checks measure the peers' clock
+# skew.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -17,7 +19,7 @@ my $b = PostgreSQL::Test::Cluster->new('node_b');
 my $a_conn = $a->connstr . ' dbname=postgres';
 my $b_conn = $b->connstr . ' dbname=postgres';
 
-$a->init;
+$a->init(allows_streaming => 1);
 $a->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'snowflake'
 snowflake.node_id = 5
@@ -129,6 +131,44 @@ is($b->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 
 	'with its own node ID, the second server generates');
 is($b->safe_psql('postgres', 'SELECT snowflake_node_id(snowflake_nextval())'), '6',
 	'as node 6');
+
+# a server with another ID layout conflicts whatever its node ID: the
+# fields of its IDs overlap ours
+my $c = snowflake_node('node_c', conf => qq{
+snowflake.node_id = 7
+snowflake.node_bits = 8
+snowflake.peers = '$a_conn'
+snowflake.peer_check_interval = '500ms'
+});
+$c->start;
+$c->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$c->poll_query_until('postgres',
+	q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()})
+  or die 'layout conflict not detected';
+is($c->safe_psql('postgres', 'SELECT status FROM snowflake_peers()'),
+	'conflict: different ID layout, started earlier',
+	'a server with another layout, started later, stops generating');
+$c->stop;
+
+# a standby shares its primary's node ID, and that is no conflict, seen
+# from either side
+$a->backup('bk');
+my $s = PostgreSQL::Test::Cluster->new('standby_a');
+$s->init_from_backup($a, 'bk', has_streaming => 1);
+$s->start;
+$s->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status = 'ok: node 5'})
+  or die 'the standby did not check its primary';
+pass('the standby sees its primary with the same node ID as no conflict');
+my $s_conn = $s->connstr . ' dbname=postgres';
+$a->safe_psql('postgres', "ALTER SYSTEM SET snowflake.peers = '$a_conn, $b_conn, $s_conn'");
+$a->reload;
+$a->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status = 'ok: node 5, standby' AND in_recovery})
+  or die 'the primary did not check its standby';
+is($a->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
+	'and the primary sees its standby as no conflict');
+$s->stop;
 
 $a->stop;
 $b->stop;
