@@ -28,6 +28,21 @@ TAP_TESTS      = 1
 PROVE_TESTS    = test/t/*.pl
 EXTRA_CLEAN    = tmp_check_regress tmp_check_iso output_iso
 
+# Tests that need an optional extension run only where it is installed for
+# the PostgreSQL under test; "make print-skipped-regress" names the others
+# with the reason, and test/run.sh counts them as skipped.
 PG_CONFIG ?= pg_config
+PG_SHAREDIR := $(shell $(PG_CONFIG) --sharedir)
+ifneq ($(wildcard $(PG_SHAREDIR)/extension/pg_partman.control),)
+REGRESS        += partman
+else
+REGRESS_SKIPPED += partman
+skip_reason_partman = pg_partman is not installed for this PostgreSQL
+endif
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+.PHONY: print-skipped-regress
+print-skipped-regress:
+	@$(foreach t,$(REGRESS_SKIPPED),echo '$(t): $(skip_reason_$(t))';) true

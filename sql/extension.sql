@@ -9,6 +9,9 @@ SELECT pg_describe_object(classid, objid, objsubid) AS object
  WHERE refclassid = 'pg_extension'::regclass
    AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake')
    AND deptype = 'e'
+   -- from 17 on the array type snowflake[] is recorded as a member too
+   AND NOT (classid = 'pg_type'::regclass AND
+            objid = (SELECT typarray FROM pg_type WHERE typname = 'snowflake'))
  ORDER BY 1;
 
 -- the type is stored exactly like bigint

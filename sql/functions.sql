@@ -100,7 +100,9 @@ SELECT snowflake_from_parts(NULL, 0, 0) IS NULL AS a,
        snowflake_timestamp(NULL::bigint) IS NULL AS d;
 
 -- a quoted literal must name its type, since bigint and snowflake both fit
+\set VERBOSITY terse
 SELECT * FROM snowflake_decode('2284513813024768005');
+\set VERBOSITY default
 SELECT * FROM snowflake_decode('2284513813024768005'::snowflake);
 
 RESET TimeZone;

@@ -35,7 +35,10 @@ SET snowflake.nodeid = 3;
 
 -- values are validated when they are set (here, for a reload)
 ALTER SYSTEM SET snowflake.clock_policy = 'sometimes';
+-- (out of range: core's message, whose wording differs between versions)
+\set VERBOSITY sqlstate
 ALTER SYSTEM SET snowflake.max_borrow = -1;
+\set VERBOSITY default
 ALTER SYSTEM SET snowflake.epoch = 'yesterday';
 ALTER SYSTEM SET snowflake.epoch = '2025-02-30';
 ALTER SYSTEM SET snowflake.epoch = '2999-01-01';
@@ -45,6 +48,8 @@ ALTER SYSTEM SET snowflake.node_id = -2;
 ALTER SYSTEM SET snowflake.sequence_bits = 0;
 ALTER SYSTEM SET snowflake.node_bits = 29;
 ALTER SYSTEM SET snowflake.node_conflict = 'ignore';
+\set VERBOSITY sqlstate
 ALTER SYSTEM SET snowflake.peer_check_interval = '50ms';
 ALTER SYSTEM SET snowflake.peer_check_interval = '2h';
+\set VERBOSITY default
 ALTER SYSTEM RESET ALL;

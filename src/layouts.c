@@ -23,6 +23,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "snowflake.h"
 

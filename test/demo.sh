@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PG_USER=${PG_USER:-postgres}
 
-"$ROOT/test/install-deps.sh"
+"$ROOT/test/install-deps.sh" demo
 PGBIN=$("$PG_CONFIG" --bindir)
 
 echo "=== building and installing"

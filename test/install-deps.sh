@@ -1,26 +1,42 @@
 #!/bin/bash
 # test/install-deps.sh: install, with apt-get, the Debian 12 packages that
-# building and testing snowflake need, if any is missing.  Must run as root
-# when something is missing.  Debian's own "main" cluster is not created:
-# every test starts servers of its own.
+# snowflake needs, if any is missing.  Must run as root when something is
+# missing.  Debian's own "main" cluster is not created: the demo and the
+# tests start servers of their own.
+#
+#   test/install-deps.sh demo    building and trying it: a compiler and PostgreSQL 15
+#   test/install-deps.sh test    also everything the test suites use
 set -euo pipefail
 
+profile=${1:-test}
+
+# what "make" and "make install" need, and a server to run
 PACKAGES=(
 	build-essential            # gcc, make
-	postgresql-15              # the server the tests run
+	postgresql-15              # the server
 	postgresql-server-dev-15   # PGXS, pg_regress, isolation tester, TAP modules
-	libipc-run-perl            # PostgreSQL::Test::Cluster
-	faketime                   # shifting a running server's clock (TAP)
-	postgresql-15-partman      # the pg_partman recipe (pg_regress)
-	postgresql-15-pglogical    # multi-master replication (TAP)
-	sqlsmith                   # fuzzing (TAP)
 )
+if [ "$profile" = test ]; then
+	PACKAGES+=(
+		libipc-run-perl            # PostgreSQL::Test::Cluster
+		faketime                   # shifting a running server's clock (TAP)
+		postgresql-15-partman      # the pg_partman test (pg_regress)
+		postgresql-15-pglogical    # multi-master replication (TAP)
+		sqlsmith                   # fuzzing (TAP)
+		libcurl4 liblz4-1 libzstd1 # Citus's runtime libraries (TAP, with ../shared/citus)
+		python3-sqlalchemy python3-alembic python3-django python3-psycopg2
+		                           # the ORM migration test (TAP)
+	)
+	# Node.js and npm for the client test, unless some installation is present
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		PACKAGES+=(nodejs npm)
+	fi
+elif [ "$profile" != demo ]; then
+	echo "usage: $0 demo|test" >&2
+	exit 2
+fi
 
 missing=()
-# Node.js and npm for the client test, unless some installation is present
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	PACKAGES+=(nodejs npm)
-fi
 for p in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
@@ -33,12 +49,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 echo "installing: ${missing[*]}"
-# no cluster at install time; tests make their own
+# no cluster at install time; the demo and the tests make their own
 if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
 	mkdir -p /etc/postgresql-common
 	echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq -o Dpkg::Options::=--force-confold "${missing[@]}" >/dev/null
+# recommended packages are not needed by anything here, and are many
+apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confold \
+	"${missing[@]}" >/dev/null
 echo "installed: ${missing[*]}"

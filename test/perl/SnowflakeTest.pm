@@ -13,7 +13,52 @@ use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
-  set_clock_offset start_pgbench finish_pgbench);
+  set_clock_offset start_pgbench finish_pgbench
+  skip_all_without_extension skip_all_without_program skip_all_without_faketime);
+
+# --- optional dependencies ------------------------------------------------------
+# A script whose dependency is missing for the PostgreSQL under test ends
+# at once with "skip_all" and the reason; test/run.sh counts it as skipped.
+
+# The extension directory of the PostgreSQL under test (the first pg_config
+# on the PATH, which the PGXS TAP driver puts there).
+sub extension_dir
+{
+	my $sharedir = `pg_config --sharedir`;
+	die "pg_config --sharedir failed" if $? != 0;
+	chomp $sharedir;
+	return "$sharedir/extension";
+}
+
+sub skip_all_without_extension
+{
+	my ($name) = @_;
+	plan skip_all => "$name is not installed for this PostgreSQL"
+	  unless -f extension_dir() . "/$name.control";
+	return;
+}
+
+sub skip_all_without_program
+{
+	my ($program, $package) = @_;
+	my $found = grep { -x "$_/$program" } split /:/, $ENV{PATH};
+	plan skip_all => "$program is not installed (Debian package \"$package\")"
+	  unless $found;
+	return;
+}
+
+sub faketime_library
+{
+	my ($lib) = glob('/usr/lib/*/faketime/libfaketime.so.1');
+	return $lib;
+}
+
+sub skip_all_without_faketime
+{
+	plan skip_all => 'libfaketime is not installed (Debian package "faketime")'
+	  unless faketime_library();
+	return;
+}
 
 # A new initialized cluster with the library preloaded and the given
 # postgresql.conf lines (a node ID among them, unless the test wants none).
@@ -60,7 +105,7 @@ sub start_fails
 sub start_with_faketime
 {
 	my ($node, $offset) = @_;
-	my ($lib) = glob('/usr/lib/*/faketime/libfaketime.so.1');
+	my $lib = faketime_library();
 	die 'libfaketime not found (Debian package "faketime")' unless $lib;
 
 	set_clock_offset($node, $offset // '+0');

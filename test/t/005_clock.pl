@@ -11,6 +11,8 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
+
+skip_all_without_faketime();
 use Time::HiRes qw(usleep);
 
 my $node = snowflake_node('clock', conf => q{

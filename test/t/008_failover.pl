@@ -12,6 +12,8 @@ use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
 
+skip_all_without_faketime();
+
 my $primary = snowflake_node('primary', init => { allows_streaming => 1 },
 	conf => "snowflake.node_id = 1\nmax_connections = 40\nsnowflake.reserve_ahead = '500ms'\n");
 $primary->start;

@@ -14,6 +14,8 @@ use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
 
+skip_all_without_faketime();
+
 my $a = PostgreSQL::Test::Cluster->new('node_a');
 my $b = PostgreSQL::Test::Cluster->new('node_b');
 my $a_conn = $a->connstr . ' dbname=postgres';

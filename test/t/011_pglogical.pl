@@ -11,6 +11,8 @@ use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
 
+skip_all_without_extension('pglogical');
+
 my @nodes;
 for my $n (1 .. 2)
 {

@@ -14,6 +14,8 @@ use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
 
+skip_all_without_program('sqlsmith', 'sqlsmith');
+
 my $queries = $ENV{SNOWFLAKE_SQLSMITH_QUERIES} // 2000;
 my $seed = $ENV{SNOWFLAKE_SQLSMITH_SEED} // 1;
 
