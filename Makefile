@@ -23,7 +23,7 @@ REGRESS_OPTS   = --temp-instance=./tmp_check_regress \
 ISOLATION      = generate_interleaved rollback_not_reused
 ISOLATION_OPTS = --inputdir=$(srcdir)/test/isolation \
                  --temp-instance=./tmp_check_iso \
-                 --temp-config=$(srcdir)/test/snowflake.conf
+                 --temp-config=$(srcdir)/test/isolation/snowflake.conf
 TAP_TESTS      = 1
 PROVE_TESTS    = test/t/*.pl
 EXTRA_CLEAN    = tmp_check_regress tmp_check_iso output_iso
