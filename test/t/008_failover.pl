@@ -1,6 +1,8 @@
 # Failover: the high-water mark reaches a physical standby through WAL, so
-# that after promotion, with its clock 2 s behind the old primary's, the new
-# primary never issues an ID the old one issued.  A standby without the
+# that after promotion, with its clock ten minutes behind the old
+# primary's (libfaketime), the new primary never issues an ID the old one
+# issued: the clock cannot have caught up by then, only the WAL records
+# can keep it above.  A standby without the
 # library preloaded cannot replay the records, and says so.
 use strict;
 use warnings FATAL => 'all';
@@ -15,7 +17,8 @@ use Test::More;
 skip_all_without_faketime();
 
 my $primary = snowflake_node('primary', init => { allows_streaming => 1 },
-	conf => "snowflake.node_id = 1\nmax_connections = 40\nsnowflake.reserve_ahead = '500ms'\n");
+	conf => "snowflake.node_id = 1\nmax_connections = 40\nsnowflake.reserve_ahead = '500ms'\n"
+	  . "snowflake.max_borrow = '1h'\n");
 $primary->start;
 $primary->safe_psql('postgres', q{
 	CREATE EXTENSION snowflake;
@@ -26,7 +29,7 @@ $primary->backup('bk');
 
 my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'bk', has_streaming => 1);
-start_with_faketime($standby, '-2');
+start_with_faketime($standby, '-10m');
 is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't', 'standby is streaming');
 
 my ($ret, $out, $err) = $standby->psql('postgres', 'SELECT snowflake_nextval()');
@@ -59,15 +62,18 @@ cmp_ok($backup_hwm, '<', $max_old, 'the base backup\'s high-water mark alone wou
 
 # a standby restart keeps it: redo wrote it into the standby's own file
 $standby->stop;
-start_with_faketime($standby, '-2');
+start_with_faketime($standby, '-10m');
 is($standby->safe_psql('postgres', "SELECT hwm_id >= '$max_old' FROM snowflake_status()"),
 	't', 'and keeps it across its own restart');
 
-# the primary dies; the standby, its clock 2 s behind, takes over
+# the primary dies; the standby, its clock ten minutes behind, takes over
 $primary->stop('immediate');
 $standby->promote;
 $standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
   or die 'promotion did not finish';
+is($standby->safe_psql('postgres',
+		"SELECT snowflake_timestamp('$max_old'::snowflake) > clock_timestamp() + interval '9 minutes'"),
+	't', 'the new primary\'s clock is minutes behind the old primary\'s last ID');
 like(load($standby, 'new primary', 3), qr/number of failed transactions: 0 /,
 	'the promoted standby generates under load');
 
