@@ -4,8 +4,9 @@ EXTENSION   = snowflake
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(srcdir)/snowflake.control)
 MODULE_big  = snowflake
 OBJS        = src/snowflake.o src/guc.o src/layout.o src/shmem.o src/hwm.o \
-              src/generator.o src/type_io.o src/operators.o src/functions.o \
-              src/time_ops.o src/layouts.o src/uuid.o src/wal.o src/status.o \
+              src/generator.o src/type_io.o src/operators.o src/decode.o \
+              src/time_ops.o src/planner_support.o src/foreign_layouts.o \
+              src/uuid.o src/wal.o src/records.o src/status.o \
               src/worker.o src/peers.o
 DATA        = $(wildcard $(srcdir)/sql/snowflake--*.sql)
 PGFILEDESC  = "snowflake - time-ordered 64-bit identifiers"

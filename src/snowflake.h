@@ -301,7 +301,7 @@ extern void snowflake_wal_register(void);
 extern void snowflake_wal_log_hwm(int64 hwm_id);
 
 /* ----------
- * Result rows of record-returning functions (functions.c)
+ * Result rows of record-returning functions (records.c)
  * ----------
  */
 extern TupleDesc snowflake_result_tupdesc(FunctionCallInfo fcinfo, int natts);
@@ -309,12 +309,33 @@ extern void snowflake_check_result_columns(FunctionCallInfo fcinfo,
 										   TupleDesc tupdesc, int natts);
 
 /* ----------
- * Planner support helpers (operators.c), shared by the support functions
- * of operators.c, time_ops.c and functions.c
+ * Comparisons of an ID with a time (time_ops.c), also rewritten by the
+ * planner support (planner_support.c)
  * ----------
  */
-extern Oid	snowflake_int8_operator(const char *opname);
-extern List *snowflake_sibling_name(Oid funcid, const char *name);
+typedef enum TimeComparison
+{
+	TC_EQ, TC_NE, TC_LT, TC_LE, TC_GT, TC_GE
+} TimeComparison;
+
+/* the comparison that means the same with the operands swapped */
+static inline TimeComparison
+snowflake_commute(TimeComparison cmp)
+{
+	switch (cmp)
+	{
+		case TC_LT:
+			return TC_GT;
+		case TC_LE:
+			return TC_GE;
+		case TC_GT:
+			return TC_LT;
+		case TC_GE:
+			return TC_LE;
+		default:
+			return cmp;
+	}
+}
 
 /* ----------
  * Background worker (worker.c)

@@ -2,8 +2,7 @@
  *
  * time_ops.c
  *	  Comparing IDs with times: snowflake vs timestamptz operators,
- *	  containment in a tstzrange, and the planner support that turns them
- *	  into ID bounds an index or a partitioned table can use.
+ *	  containment in a tstzrange, and the ID bounds of a time.
  *
  * "id OP ts" means exactly "snowflake_timestamp(id) OP ts": the same rows a
  * timestamp column holding each ID's time would give, millisecond edges and
@@ -19,11 +18,11 @@
  *	id >  ts  <=>  id >  last_id_at(ts)			id <= ts  <=>  id <= last_id_at(ts)
  *	id =  ts  <=>  both id > last_id_before(ts) and id <= last_id_at(ts)
  *
- * The operators evaluate exactly these, and their support function rewrites
- * them into these comparisons of snowflake with bigint at planning time
- * (SupportRequestSimplify), which belong to snowflake's btree family.  So
- * index scans, BRIN, partition pruning and selectivity estimates all work
- * on the plain ID comparisons.
+ * The operators evaluate exactly these, and their support function
+ * (snowflake_time_support, planner_support.c) rewrites them into these
+ * comparisons of snowflake with bigint at planning time, which belong to
+ * snowflake's btree family.  So index scans, BRIN, partition pruning and
+ * selectivity estimates all work on the plain ID comparisons.
  *
  * The timestamp operators are deliberately not members of any btree
  * family: many IDs share one millisecond, so "id = ts" cannot be an
@@ -38,14 +37,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
-#include "catalog/pg_type.h"
-#include "nodes/makefuncs.h"
-#include "nodes/nodeFuncs.h"
-#include "nodes/supportnodes.h"
-#include "optimizer/optimizer.h"
-#include "parser/parse_func.h"
-#include "utils/lsyscache.h"
 #include "utils/rangetypes.h"
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
@@ -58,7 +49,6 @@ PG_FUNCTION_INFO_V1(snowflake_last_id_before_range);
 PG_FUNCTION_INFO_V1(snowflake_last_id_in_range);
 PG_FUNCTION_INFO_V1(snowflake_time_contained);
 PG_FUNCTION_INFO_V1(snowflake_time_contained_commuted);
-PG_FUNCTION_INFO_V1(snowflake_time_support);
 
 #define NO_ID		INT64CONST(-1)
 #define ALL_IDS		PG_INT64_MAX
@@ -203,29 +193,6 @@ snowflake_last_id_in_range(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(upto);
 }
 
-typedef enum TimeComparison
-{
-	TC_EQ, TC_NE, TC_LT, TC_LE, TC_GT, TC_GE
-} TimeComparison;
-
-static TimeComparison
-commute(TimeComparison cmp)
-{
-	switch (cmp)
-	{
-		case TC_LT:
-			return TC_GT;
-		case TC_LE:
-			return TC_GE;
-		case TC_GT:
-			return TC_LT;
-		case TC_GE:
-			return TC_LE;
-		default:
-			return cmp;
-	}
-}
-
 static bool
 compare_id_time(const SnowflakeLayout *layout, int64 id, TimestampTz ts,
 				TimeComparison cmp)
@@ -275,7 +242,7 @@ Datum \
 name##_commuted(PG_FUNCTION_ARGS) \
 { \
 	return id_time_comparison(PG_GETARG_INT64(1), PG_GETARG_TIMESTAMPTZ(0), \
-							  commute(cmp)); \
+							  snowflake_commute(cmp)); \
 }
 
 TIME_COMPARISON(snowflake_time_eq, TC_EQ)
@@ -313,178 +280,4 @@ Datum
 snowflake_time_contained_commuted(PG_FUNCTION_ARGS)
 {
 	return id_in_range(fcinfo, PG_GETARG_INT64(1), PG_GETARG_RANGE_P(0));
-}
-
-/* ----------
- * Planner support
- * ----------
- */
-
-/*
- * If id is a bigint expression cast to snowflake ("orders.id::snowflake",
- * through our cast function or a relabeling), returns the bigint
- * expression; otherwise NULL.  Comparing the bigint directly lets the
- * planner use bigint indexes and prune bigint-keyed partitions; it differs
- * only in not rejecting negative bigints, which are no IDs and compare as
- * earlier than any time.
- */
-static Node *
-bigint_under_cast(Oid funcid, Node *id)
-{
-	if (IsA(id, RelabelType))
-	{
-		Node	   *arg = (Node *) ((RelabelType *) id)->arg;
-
-		return exprType(arg) == INT8OID ? arg : NULL;
-	}
-	if (IsA(id, FuncExpr))
-	{
-		FuncExpr   *cast = (FuncExpr *) id;
-		char	   *name;
-
-		if (cast->funcformat == COERCE_EXPLICIT_CALL ||
-			list_length(cast->args) != 1 ||
-			exprType((Node *) linitial(cast->args)) != INT8OID ||
-			get_func_namespace(cast->funcid) != get_func_namespace(funcid))
-			return NULL;
-		name = get_func_name(cast->funcid);
-		if (name != NULL && strcmp(name, "snowflake") == 0)
-			return (Node *) linitial(cast->args);
-	}
-	return NULL;
-}
-
-/*
- * "id OP bound(arg)" where OP is the comparison opname between snowflake
- * and bigint (or between bigints, for a bigint cast to snowflake) and bound
- * is snowflake_last_id_before or _at (or _in) applied to arg.
- */
-static Expr *
-id_bound_clause(Oid funcid, Node *id, const char *opname,
-				const char *boundfunc, Node *arg)
-{
-	Oid			argtype = exprType(arg);
-	Node	   *bigint_id = bigint_under_cast(funcid, id);
-	Oid			boundoid;
-	Oid			opno;
-	FuncExpr   *bound;
-	OpExpr	   *clause;
-
-	boundoid = LookupFuncName(snowflake_sibling_name(funcid, boundfunc), 1, &argtype, true);
-	if (bigint_id != NULL)
-	{
-		id = bigint_id;
-		opno = snowflake_int8_operator(opname);
-	}
-	else
-		opno = OpernameGetOprid(snowflake_sibling_name(funcid, opname), exprType(id), INT8OID);
-	if (!OidIsValid(boundoid) || !OidIsValid(opno))
-		return NULL;
-
-	bound = makeFuncExpr(boundoid, INT8OID, list_make1(arg), InvalidOid,
-						 InvalidOid, COERCE_EXPLICIT_CALL);
-	clause = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) id,
-									  (Expr *) bound, InvalidOid, InvalidOid);
-	set_opfuncid(clause);
-	return (Expr *) clause;
-}
-
-/*
- * A range "id > below AND id <= upto", or NULL if it cannot be built.
- */
-static Node *
-id_range_clause(Oid funcid, Node *id, const char *belowfunc,
-				const char *uptofunc, Node *arg)
-{
-	Expr	   *lower;
-	Expr	   *upper;
-
-	/* both appear twice: do not change how often a volatile one runs */
-	if (contain_volatile_functions(id) || contain_volatile_functions(arg))
-		return NULL;
-	lower = id_bound_clause(funcid, id, ">", belowfunc, arg);
-	upper = id_bound_clause(funcid, copyObject(id), "<=", uptofunc, copyObject(arg));
-	if (lower == NULL || upper == NULL)
-		return NULL;
-	return (Node *) make_andclause(list_make2(lower, upper));
-}
-
-static Node *
-simplify_time_predicate(SupportRequestSimplify *req)
-{
-	FuncExpr   *call = req->fcall;
-	char	   *name = get_func_name(call->funcid);
-	Node	   *left;
-	Node	   *right;
-	Node	   *id;
-	Node	   *other;
-	bool		id_first;
-	TimeComparison cmp;
-
-	if (name == NULL || list_length(call->args) != 2)
-		return NULL;
-	left = (Node *) linitial(call->args);
-	right = (Node *) lsecond(call->args);
-	id_first = exprType(left) != TIMESTAMPTZOID && exprType(left) != TSTZRANGEOID;
-	id = id_first ? left : right;
-	other = id_first ? right : left;
-
-	if (strcmp(name, "snowflake_time_contained") == 0)
-		return id_range_clause(call->funcid, id, "snowflake_last_id_before",
-							   "snowflake_last_id_in", other);
-
-	if (strcmp(name, "snowflake_time_eq") == 0)
-		cmp = TC_EQ;
-	else if (strcmp(name, "snowflake_time_lt") == 0)
-		cmp = TC_LT;
-	else if (strcmp(name, "snowflake_time_le") == 0)
-		cmp = TC_LE;
-	else if (strcmp(name, "snowflake_time_gt") == 0)
-		cmp = TC_GT;
-	else if (strcmp(name, "snowflake_time_ge") == 0)
-		cmp = TC_GE;
-	else
-		return NULL;			/* <> selects no range: leave it */
-
-	if (!id_first)
-		cmp = commute(cmp);
-
-	switch (cmp)
-	{
-		case TC_EQ:
-			return id_range_clause(call->funcid, id, "snowflake_last_id_before",
-								   "snowflake_last_id_at", other);
-		case TC_LT:
-			return (Node *) id_bound_clause(call->funcid, id, "<=",
-											"snowflake_last_id_before", other);
-		case TC_LE:
-			return (Node *) id_bound_clause(call->funcid, id, "<=",
-											"snowflake_last_id_at", other);
-		case TC_GT:
-			return (Node *) id_bound_clause(call->funcid, id, ">",
-											"snowflake_last_id_at", other);
-		case TC_GE:
-			return (Node *) id_bound_clause(call->funcid, id, ">",
-											"snowflake_last_id_before", other);
-		case TC_NE:
-			break;
-	}
-	return NULL;
-}
-
-/*
- * snowflake_time_support(internal) RETURNS internal
- *
- * SupportRequestSimplify for the snowflake/timestamptz comparisons and the
- * tstzrange containment operators: replaces them by comparisons of the ID
- * with ID bounds.  Returns NULL for any other request.
- */
-Datum
-snowflake_time_support(PG_FUNCTION_ARGS)
-{
-	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
-
-	if (IsA(rawreq, SupportRequestSimplify))
-		PG_RETURN_POINTER(simplify_time_predicate((SupportRequestSimplify *) rawreq));
-	PG_RETURN_POINTER(NULL);
 }

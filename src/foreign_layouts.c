@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * layouts.c
+ * foreign_layouts.c
  *	  Decoding IDs made by other systems: named layouts (Twitter, Discord,
  *	  Instagram, Sonyflake, Mastodon) and explicit parameters.
  *
@@ -12,7 +12,7 @@
  * Copyright (c) 2026, snowflake developers
  *
  * IDENTIFICATION
- *	  src/layouts.c
+ *	  src/foreign_layouts.c
  *
  *-------------------------------------------------------------------------
  */

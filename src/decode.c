@@ -1,31 +1,26 @@
 /*-------------------------------------------------------------------------
  *
- * functions.c
+ * decode.c
  *	  SQL functions that take IDs apart and build them from parts, in the
  *	  layout configured on this server.
  *
  * All of them are STABLE rather than IMMUTABLE: their results depend on
  * snowflake.epoch and the field widths, which are fixed while the server
- * runs but may differ after a restart.  They need no shared memory.
+ * runs but may differ after a restart.  They need no shared memory.  The
+ * planner rewrites snowflake_decode(id) into the scalar accessors below
+ * (snowflake_decode_support, planner_support.c).
  *
  * Copyright (c) 2026, snowflake developers
  *
  * IDENTIFICATION
- *	  src/functions.c
+ *	  src/decode.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "catalog/pg_type.h"
 #include "funcapi.h"
-#include "nodes/makefuncs.h"
-#include "nodes/nodeFuncs.h"
-#include "nodes/supportnodes.h"
-#include "parser/parse_func.h"
-#include "utils/lsyscache.h"
-#include "utils/regproc.h"
 #include "utils/timestamp.h"
 
 #include "snowflake.h"
@@ -37,38 +32,6 @@ PG_FUNCTION_INFO_V1(snowflake_seq);
 PG_FUNCTION_INFO_V1(snowflake_from_timestamp);
 PG_FUNCTION_INFO_V1(snowflake_from_parts);
 PG_FUNCTION_INFO_V1(snowflake_id_span);
-PG_FUNCTION_INFO_V1(snowflake_decode_support);
-
-/*
- * The row type a record-returning function of ours was declared with,
- * blessed, after checking that it has the natts columns the C code fills.
- * A library newer than the extension's SQL objects (installed, but
- * ALTER EXTENSION ... UPDATE not run yet) must raise an error rather than
- * return misaligned columns.
- */
-TupleDesc
-snowflake_result_tupdesc(FunctionCallInfo fcinfo, int natts)
-{
-	TupleDesc	tupdesc;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	snowflake_check_result_columns(fcinfo, tupdesc, natts);
-	return BlessTupleDesc(tupdesc);
-}
-
-void
-snowflake_check_result_columns(FunctionCallInfo fcinfo, TupleDesc tupdesc,
-							   int natts)
-{
-	if (tupdesc->natts != natts)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("function %s returns %d columns, but the snowflake library fills %d",
-						format_procedure(fcinfo->flinfo->fn_oid),
-						tupdesc->natts, natts),
-				 errhint("Run ALTER EXTENSION snowflake UPDATE to bring the SQL objects up to date with the library.")));
-}
 
 /*
  * Reads argument 'argno' as an ID.  The bigint variants of the functions
@@ -274,59 +237,4 @@ snowflake_id_span(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("interval must be positive and fit in the snowflake time range")));
 	PG_RETURN_INT64(ms << layout.shift);
-}
-
-/*
- * snowflake_decode_support(internal) RETURNS internal
- *
- * SupportRequestSimplify for snowflake_decode(id): replaces the call by
- * ROW(snowflake_timestamp(id), snowflake_node_id(id), snowflake_seq(id)).
- * The planner then reduces a field selection such as
- * (snowflake_decode(id)).ts to the one accessor it needs, so
- * "SELECT (snowflake_decode(id)).* FROM t" costs three scalar calls per
- * row, without forming a record.  Returns NULL for other requests.
- */
-Datum
-snowflake_decode_support(PG_FUNCTION_ARGS)
-{
-	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
-	SupportRequestSimplify *req;
-	FuncExpr   *call;
-	Oid			argtype;
-	static const char *const accessors[] = {
-		"snowflake_timestamp", "snowflake_node_id", "snowflake_seq"
-	};
-	static const Oid result_types[] = {TIMESTAMPTZOID, INT4OID, INT4OID};
-	static const char *const columns[] = {"ts", "node_id", "seq"};
-	RowExpr    *row;
-
-	if (!IsA(rawreq, SupportRequestSimplify))
-		PG_RETURN_POINTER(NULL);
-	req = (SupportRequestSimplify *) rawreq;
-	call = req->fcall;
-	if (list_length(call->args) != 1 || call->funcresulttype != RECORDOID)
-		PG_RETURN_POINTER(NULL);
-
-	argtype = exprType((Node *) linitial(call->args));
-
-	row = makeNode(RowExpr);
-	row->row_typeid = RECORDOID;
-	row->row_format = COERCE_IMPLICIT_CAST;
-	row->location = call->location;
-	for (int i = 0; i < 3; i++)
-	{
-		Oid			accessor;
-
-		accessor = LookupFuncName(snowflake_sibling_name(call->funcid, accessors[i]),
-								  1, &argtype, true);
-		if (!OidIsValid(accessor))
-			PG_RETURN_POINTER(NULL);
-		row->args = lappend(row->args,
-							makeFuncExpr(accessor, result_types[i],
-										 list_make1(copyObject(linitial(call->args))),
-										 InvalidOid, InvalidOid,
-										 COERCE_EXPLICIT_CALL));
-		row->colnames = lappend(row->colnames, makeString(pstrdup(columns[i])));
-	}
-	PG_RETURN_POINTER(row);
 }

@@ -1,0 +1,500 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner_support.c
+ *	  Every planner support function of the extension, in one place.  Each
+ *	  rewrites a call into an equivalent expression the planner can do more
+ *	  with; each returns NULL for requests and cases it does not handle.
+ *
+ * snowflake_int8_support: comparisons between snowflake and bigint.
+ *	 The comparison operators between snowflake and bigint are members of
+ *	 snowflake's own operator families, so an index on a snowflake column
+ *	 serves "id = 42" directly.  An index on a bigint column, or a table
+ *	 partitioned on one, belongs to the core integer family, which knows
+ *	 nothing of snowflake.  For
+ *		orders.id >= snowflake_from_timestamp(...)		(orders.id bigint)
+ *	 to use them anyway:
+ *	 - SupportRequestSimplify: when the bigint side refers to columns and
+ *	   the snowflake side does not, the comparison is rewritten with the
+ *	   core bigint operator, the snowflake side relabeled as bigint.  The
+ *	   planner then treats it like any bigint comparison: index scans,
+ *	   partition pruning, statistics.
+ *	 - SupportRequestIndexCondition: for the remaining cases (a join
+ *	   between a bigint and a snowflake column, "id::snowflake = ..." on a
+ *	   bigint column), the same rewriting is offered as an index condition.
+ *	 Both are exact: the two types share their representation.
+ *
+ * snowflake_time_support: comparisons of IDs with times (time_ops.c),
+ *	 rewritten into comparisons of the ID with ID bounds, which are in
+ *	 snowflake's btree family: index scans, BRIN, partition pruning and
+ *	 selectivity estimates then work on plain ID comparisons.
+ *
+ * snowflake_decode_support: snowflake_decode(id) becomes
+ *	 ROW(snowflake_timestamp(id), snowflake_node_id(id), snowflake_seq(id)),
+ *	 so that a field selection costs one scalar call.
+ *
+ * Siblings (the functions and operators a rewrite builds) are looked up in
+ * the schema of the function being rewritten, never through the
+ * search_path.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/planner_support.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "utils/lsyscache.h"
+
+#include "snowflake.h"
+
+PG_FUNCTION_INFO_V1(snowflake_int8_support);
+PG_FUNCTION_INFO_V1(snowflake_time_support);
+PG_FUNCTION_INFO_V1(snowflake_decode_support);
+
+/* ----------
+ * Helpers
+ * ----------
+ */
+
+/*
+ * Returns node as a bigint expression: relabeled, never twice (the planner
+ * looks through one RelabelType only).
+ */
+static Expr *
+as_int8(Node *node)
+{
+	while (IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (exprType(node) == INT8OID)
+		return (Expr *) node;
+	return (Expr *) makeRelabelType((Expr *) node, INT8OID, -1, InvalidOid,
+									COERCE_IMPLICIT_CAST);
+}
+
+/*
+ * Returns the core bigint comparison operator called opname.
+ */
+static Oid
+int8_operator(const char *opname)
+{
+	return OpernameGetOprid(list_make2(makeString("pg_catalog"),
+									   makeString(pstrdup(opname))),
+							INT8OID, INT8OID);
+}
+
+/*
+ * The qualified name of one of our functions or operators: name, in the
+ * schema of funcid (the extension's schema, wherever it was installed).
+ * Support functions look their siblings up this way, never through the
+ * search_path.
+ */
+static List *
+sibling_name(Oid funcid, const char *name)
+{
+	char	   *schema = get_namespace_name(get_func_namespace(funcid));
+
+	return list_make2(makeString(schema), makeString(pstrdup(name)));
+}
+
+/* ----------
+ * snowflake_int8_support
+ * ----------
+ */
+
+/*
+ * Returns the operator name that means the same with the operands swapped,
+ * or NULL for operators an index cannot use.
+ */
+static const char *
+commuted_operator_name(const char *name)
+{
+	if (strcmp(name, "=") == 0)
+		return "=";
+	if (strcmp(name, "<") == 0)
+		return ">";
+	if (strcmp(name, "<=") == 0)
+		return ">=";
+	if (strcmp(name, ">") == 0)
+		return "<";
+	if (strcmp(name, ">=") == 0)
+		return "<=";
+	return NULL;
+}
+
+/*
+ * The operator name of one of our comparison functions, from its SQL name
+ * (snowflake_eq, snowflake_lt, ...), or NULL.
+ */
+static const char *
+comparison_of_function(Oid funcid)
+{
+	static const struct
+	{
+		const char *function;
+		const char *op;
+	}			map[] = {
+		{"snowflake_eq", "="}, {"snowflake_ne", "<>"},
+		{"snowflake_lt", "<"}, {"snowflake_le", "<="},
+		{"snowflake_gt", ">"}, {"snowflake_ge", ">="}
+	};
+	char	   *name = get_func_name(funcid);
+
+	if (name == NULL)
+		return NULL;
+	for (int i = 0; i < (int) lengthof(map); i++)
+	{
+		if (strcmp(name, map[i].function) == 0)
+			return map[i].op;
+	}
+	return NULL;
+}
+
+/*
+ * SupportRequestSimplify: "bigint column OP snowflake value" (either order)
+ * becomes the core bigint comparison.
+ */
+static Node *
+simplify_comparison(SupportRequestSimplify *req)
+{
+	FuncExpr   *call = req->fcall;
+	Node	   *left;
+	Node	   *right;
+	Node	   *int8_side;
+	Node	   *snowflake_side;
+	const char *opname;
+	Oid			opno;
+	OpExpr	   *result;
+
+	if (list_length(call->args) != 2)
+		return NULL;
+	left = (Node *) linitial(call->args);
+	right = (Node *) lsecond(call->args);
+	if (exprType(left) == INT8OID)
+	{
+		int8_side = left;
+		snowflake_side = right;
+	}
+	else
+	{
+		int8_side = right;
+		snowflake_side = left;
+	}
+
+	/* only columns of type bigint compared with a snowflake value */
+	if (exprType(int8_side) != INT8OID || exprType(snowflake_side) == INT8OID ||
+		!contain_var_clause(int8_side) || contain_var_clause(snowflake_side))
+		return NULL;
+
+	opname = comparison_of_function(call->funcid);
+	if (opname == NULL)
+		return NULL;
+	opno = int8_operator(opname);
+	if (!OidIsValid(opno))
+		return NULL;
+
+	result = (OpExpr *) make_opclause(opno, BOOLOID, false,
+									  as_int8(left), as_int8(right),
+									  InvalidOid, InvalidOid);
+	result->location = call->location;
+	set_opfuncid(result);
+	return (Node *) result;
+}
+
+/*
+ * snowflake_int8_support(internal) RETURNS internal
+ *
+ * Handles SupportRequestSimplify and SupportRequestIndexCondition for the
+ * snowflake/bigint comparison operators; returns NULL for every other
+ * request and for every case it does not handle.
+ */
+Datum
+snowflake_int8_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestIndexCondition *req;
+	OpExpr	   *clause;
+	Node	   *indexkey;
+	Node	   *other;
+	const char *opname;
+	Oid			int8_op;
+
+	if (IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(simplify_comparison((SupportRequestSimplify *) rawreq));
+
+	if (!IsA(rawreq, SupportRequestIndexCondition))
+		PG_RETURN_POINTER(NULL);
+
+	req = (SupportRequestIndexCondition *) rawreq;
+	if (!is_opclause(req->node))
+		PG_RETURN_POINTER(NULL);
+	clause = (OpExpr *) req->node;
+	if (list_length(clause->args) != 2 ||
+		req->indexarg < 0 || req->indexarg > 1)
+		PG_RETURN_POINTER(NULL);
+
+	indexkey = (Node *) list_nth(clause->args, req->indexarg);
+	other = (Node *) list_nth(clause->args, 1 - req->indexarg);
+
+	/* the index condition must have the index key on the left */
+	opname = get_opname(clause->opno);
+	if (opname == NULL)
+		PG_RETURN_POINTER(NULL);
+	if (req->indexarg == 1)
+		opname = commuted_operator_name(opname);
+	if (opname == NULL || strcmp(opname, "<>") == 0)
+		PG_RETURN_POINTER(NULL);
+
+	/* the index's family must know the core bigint operator */
+	int8_op = int8_operator(opname);
+	if (!OidIsValid(int8_op) || !op_in_opfamily(int8_op, req->opfamily))
+		PG_RETURN_POINTER(NULL);
+
+	req->lossy = false;
+	PG_RETURN_POINTER(list_make1(make_opclause(int8_op, BOOLOID, false,
+											   as_int8(indexkey),
+											   as_int8(other),
+											   InvalidOid, InvalidOid)));
+}
+
+/* ----------
+ * snowflake_time_support
+ * ----------
+ */
+
+/*
+ * If id is a bigint expression cast to snowflake ("orders.id::snowflake",
+ * through our cast function or a relabeling), returns the bigint
+ * expression; otherwise NULL.  Comparing the bigint directly lets the
+ * planner use bigint indexes and prune bigint-keyed partitions; it differs
+ * only in not rejecting negative bigints, which are no IDs and compare as
+ * earlier than any time.
+ */
+static Node *
+bigint_under_cast(Oid funcid, Node *id)
+{
+	if (IsA(id, RelabelType))
+	{
+		Node	   *arg = (Node *) ((RelabelType *) id)->arg;
+
+		return exprType(arg) == INT8OID ? arg : NULL;
+	}
+	if (IsA(id, FuncExpr))
+	{
+		FuncExpr   *cast = (FuncExpr *) id;
+		char	   *name;
+
+		if (cast->funcformat == COERCE_EXPLICIT_CALL ||
+			list_length(cast->args) != 1 ||
+			exprType((Node *) linitial(cast->args)) != INT8OID ||
+			get_func_namespace(cast->funcid) != get_func_namespace(funcid))
+			return NULL;
+		name = get_func_name(cast->funcid);
+		if (name != NULL && strcmp(name, "snowflake") == 0)
+			return (Node *) linitial(cast->args);
+	}
+	return NULL;
+}
+
+/*
+ * "id OP bound(arg)" where OP is the comparison opname between snowflake
+ * and bigint (or between bigints, for a bigint cast to snowflake) and bound
+ * is snowflake_last_id_before or _at (or _in) applied to arg.
+ */
+static Expr *
+id_bound_clause(Oid funcid, Node *id, const char *opname,
+				const char *boundfunc, Node *arg)
+{
+	Oid			argtype = exprType(arg);
+	Node	   *bigint_id = bigint_under_cast(funcid, id);
+	Oid			boundoid;
+	Oid			opno;
+	FuncExpr   *bound;
+	OpExpr	   *clause;
+
+	boundoid = LookupFuncName(sibling_name(funcid, boundfunc), 1, &argtype, true);
+	if (bigint_id != NULL)
+	{
+		id = bigint_id;
+		opno = int8_operator(opname);
+	}
+	else
+		opno = OpernameGetOprid(sibling_name(funcid, opname), exprType(id), INT8OID);
+	if (!OidIsValid(boundoid) || !OidIsValid(opno))
+		return NULL;
+
+	bound = makeFuncExpr(boundoid, INT8OID, list_make1(arg), InvalidOid,
+						 InvalidOid, COERCE_EXPLICIT_CALL);
+	clause = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) id,
+									  (Expr *) bound, InvalidOid, InvalidOid);
+	set_opfuncid(clause);
+	return (Expr *) clause;
+}
+
+/*
+ * A range "id > below AND id <= upto", or NULL if it cannot be built.
+ */
+static Node *
+id_range_clause(Oid funcid, Node *id, const char *belowfunc,
+				const char *uptofunc, Node *arg)
+{
+	Expr	   *lower;
+	Expr	   *upper;
+
+	/* both appear twice: do not change how often a volatile one runs */
+	if (contain_volatile_functions(id) || contain_volatile_functions(arg))
+		return NULL;
+	lower = id_bound_clause(funcid, id, ">", belowfunc, arg);
+	upper = id_bound_clause(funcid, copyObject(id), "<=", uptofunc, copyObject(arg));
+	if (lower == NULL || upper == NULL)
+		return NULL;
+	return (Node *) make_andclause(list_make2(lower, upper));
+}
+
+static Node *
+simplify_time_predicate(SupportRequestSimplify *req)
+{
+	FuncExpr   *call = req->fcall;
+	char	   *name = get_func_name(call->funcid);
+	Node	   *left;
+	Node	   *right;
+	Node	   *id;
+	Node	   *other;
+	bool		id_first;
+	TimeComparison cmp;
+
+	if (name == NULL || list_length(call->args) != 2)
+		return NULL;
+	left = (Node *) linitial(call->args);
+	right = (Node *) lsecond(call->args);
+	id_first = exprType(left) != TIMESTAMPTZOID && exprType(left) != TSTZRANGEOID;
+	id = id_first ? left : right;
+	other = id_first ? right : left;
+
+	if (strcmp(name, "snowflake_time_contained") == 0)
+		return id_range_clause(call->funcid, id, "snowflake_last_id_before",
+							   "snowflake_last_id_in", other);
+
+	if (strcmp(name, "snowflake_time_eq") == 0)
+		cmp = TC_EQ;
+	else if (strcmp(name, "snowflake_time_lt") == 0)
+		cmp = TC_LT;
+	else if (strcmp(name, "snowflake_time_le") == 0)
+		cmp = TC_LE;
+	else if (strcmp(name, "snowflake_time_gt") == 0)
+		cmp = TC_GT;
+	else if (strcmp(name, "snowflake_time_ge") == 0)
+		cmp = TC_GE;
+	else
+		return NULL;			/* <> selects no range: leave it */
+
+	if (!id_first)
+		cmp = snowflake_commute(cmp);
+
+	switch (cmp)
+	{
+		case TC_EQ:
+			return id_range_clause(call->funcid, id, "snowflake_last_id_before",
+								   "snowflake_last_id_at", other);
+		case TC_LT:
+			return (Node *) id_bound_clause(call->funcid, id, "<=",
+											"snowflake_last_id_before", other);
+		case TC_LE:
+			return (Node *) id_bound_clause(call->funcid, id, "<=",
+											"snowflake_last_id_at", other);
+		case TC_GT:
+			return (Node *) id_bound_clause(call->funcid, id, ">",
+											"snowflake_last_id_at", other);
+		case TC_GE:
+			return (Node *) id_bound_clause(call->funcid, id, ">",
+											"snowflake_last_id_before", other);
+		case TC_NE:
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * snowflake_time_support(internal) RETURNS internal
+ *
+ * SupportRequestSimplify for the snowflake/timestamptz comparisons and the
+ * tstzrange containment operators: replaces them by comparisons of the ID
+ * with ID bounds.  Returns NULL for any other request.
+ */
+Datum
+snowflake_time_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(simplify_time_predicate((SupportRequestSimplify *) rawreq));
+	PG_RETURN_POINTER(NULL);
+}
+
+/* ----------
+ * snowflake_decode_support
+ * ----------
+ */
+
+/*
+ * snowflake_decode_support(internal) RETURNS internal
+ *
+ * SupportRequestSimplify for snowflake_decode(id): replaces the call by
+ * ROW(snowflake_timestamp(id), snowflake_node_id(id), snowflake_seq(id)).
+ * The planner then reduces a field selection such as
+ * (snowflake_decode(id)).ts to the one accessor it needs, so
+ * "SELECT (snowflake_decode(id)).* FROM t" costs three scalar calls per
+ * row, without forming a record.  Returns NULL for other requests.
+ */
+Datum
+snowflake_decode_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	SupportRequestSimplify *req;
+	FuncExpr   *call;
+	Oid			argtype;
+	static const char *const accessors[] = {
+		"snowflake_timestamp", "snowflake_node_id", "snowflake_seq"
+	};
+	static const Oid result_types[] = {TIMESTAMPTZOID, INT4OID, INT4OID};
+	static const char *const columns[] = {"ts", "node_id", "seq"};
+	RowExpr    *row;
+
+	if (!IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(NULL);
+	req = (SupportRequestSimplify *) rawreq;
+	call = req->fcall;
+	if (list_length(call->args) != 1 || call->funcresulttype != RECORDOID)
+		PG_RETURN_POINTER(NULL);
+
+	argtype = exprType((Node *) linitial(call->args));
+
+	row = makeNode(RowExpr);
+	row->row_typeid = RECORDOID;
+	row->row_format = COERCE_IMPLICIT_CAST;
+	row->location = call->location;
+	for (int i = 0; i < 3; i++)
+	{
+		Oid			accessor;
+
+		accessor = LookupFuncName(sibling_name(call->funcid, accessors[i]),
+								  1, &argtype, true);
+		if (!OidIsValid(accessor))
+			PG_RETURN_POINTER(NULL);
+		row->args = lappend(row->args,
+							makeFuncExpr(accessor, result_types[i],
+										 list_make1(copyObject(linitial(call->args))),
+										 InvalidOid, InvalidOid,
+										 COERCE_EXPLICIT_CALL));
+		row->colnames = lappend(row->colnames, makeString(pstrdup(columns[i])));
+	}
+	PG_RETURN_POINTER(row);
+}
