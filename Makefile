@@ -3,12 +3,14 @@
 EXTENSION   = snowflake
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(srcdir)/snowflake.control)
 MODULE_big  = snowflake
-OBJS        = src/snowflake.o src/guc.o src/layout.o src/shmem.o src/hwm.o \
-              src/generator.o src/type_io.o src/operators.o src/decode.o \
-              src/time_ops.o src/planner_support.o src/foreign_layouts.o \
-              src/uuid.o src/wal.o src/records.o src/status.o \
-              src/worker.o src/peers.o
-DATA        = $(wildcard $(srcdir)/sql/snowflake--*.sql)
+OBJS        = src/snowflake.o src/guc.o src/layout.o src/clock.o \
+              src/generator.o src/hwm.o src/wal.o src/shmem.o \
+              src/bgworker.o src/clock_watcher.o src/peer_checker.o \
+              src/peer_client.o src/node_info.o src/status.o src/records.o \
+              src/type_io.o src/operators.o src/time_ops.o \
+              src/planner_support.o src/decode.o src/foreign_layouts.o \
+              src/uuid.o
+DATA        = $(wildcard $(srcdir)/extension/snowflake--*.sql)
 PGFILEDESC  = "snowflake - time-ordered 64-bit identifiers"
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir) -DSNOWFLAKE_VERSION=\"$(EXTVERSION)\"
 SHLIB_LINK_INTERNAL = $(libpq)

@@ -90,7 +90,7 @@ CREATE EXTENSION snowflake VERSION '1.0';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 CREATE TABLE kept (id snowflake PRIMARY KEY DEFAULT snowflake_nextval());
 INSERT INTO kept DEFAULT VALUES;
-ALTER EXTENSION snowflake UPDATE TO '1.4';
+ALTER EXTENSION snowflake UPDATE TO '1.5';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 SELECT s AS only_in_new_install FROM signature_new
 EXCEPT SELECT * FROM pg_temp.ext_signature()
@@ -102,6 +102,23 @@ ORDER BY 1;
 INSERT INTO kept DEFAULT VALUES;
 SELECT count(*), count(DISTINCT id), min(id) < max(id) AS increasing FROM kept;
 SELECT count(*) FROM kept WHERE id <@ tstzrange(now() - interval '1 hour', NULL);
+DROP TABLE kept;
+
+-- the same from 1.4, installed by its own script, as most servers have it
+DROP EXTENSION snowflake;
+CREATE EXTENSION snowflake VERSION '1.4';
+CREATE TABLE kept (id snowflake PRIMARY KEY DEFAULT snowflake_nextval());
+INSERT INTO kept DEFAULT VALUES;
+ALTER EXTENSION snowflake UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+SELECT s AS only_in_new_install FROM signature_new
+EXCEPT SELECT * FROM pg_temp.ext_signature()
+ORDER BY 1;
+SELECT s AS only_after_update_from_1_4 FROM pg_temp.ext_signature() s
+EXCEPT SELECT * FROM signature_new
+ORDER BY 1;
+INSERT INTO kept DEFAULT VALUES;
+SELECT count(*), count(DISTINCT id) FROM kept;
 DROP TABLE kept;
 
 -- drop and create again, and relocate

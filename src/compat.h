@@ -2,7 +2,7 @@
  *
  * compat.h
  *	  Every difference between the PostgreSQL major versions we support
- *	  (13 to 18) is bridged here, and only here.
+ *	  (15 to 19) is bridged here, and only here.
  *
  * The rest of the code is written against the newest API; for older
  * servers this file supplies an equivalent.
@@ -17,9 +17,11 @@
 #ifndef SNOWFLAKE_COMPAT_H
 #define SNOWFLAKE_COMPAT_H
 
-#if PG_VERSION_NUM < 130000
-#error "snowflake requires PostgreSQL 13 or later"
+#if PG_VERSION_NUM < 150000
+#error "snowflake requires PostgreSQL 15 or later"
 #endif
+
+#include "utils/wait_event.h"
 
 /*
  * Soft error reporting for input functions arrived in 16.  Before that an
@@ -43,35 +45,9 @@
 #endif
 
 /*
- * MarkGUCPrefixReserved() replaced EmitWarningsOnPlaceholders() in 15.
+ * Custom wait events can be named from 17 on; earlier versions report the
+ * generic "Extension" wait event.
  */
-#if PG_VERSION_NUM < 150000
-#define MarkGUCPrefixReserved(className) EmitWarningsOnPlaceholders(className)
-#endif
-
-/*
- * From 15 on, shared memory and LWLocks must be requested from
- * shmem_request_hook; before 15 that hook does not exist and the requests
- * are made directly from _PG_init().  SNOWFLAKE_SHMEM_REQUEST_HOOK tells
- * shmem.c which of the two to do.
- */
-#if PG_VERSION_NUM >= 150000
-#define SNOWFLAKE_SHMEM_REQUEST_HOOK 1
-#else
-#define SNOWFLAKE_SHMEM_REQUEST_HOOK 0
-#endif
-
-/*
- * Wait events moved from pgstat.h to utils/wait_event.h in 14.  Custom wait
- * events can be named from 17 on; earlier versions report the generic
- * "Extension" wait event.
- */
-#if PG_VERSION_NUM >= 140000
-#include "utils/wait_event.h"
-#else
-#include "pgstat.h"
-#endif
-
 #if PG_VERSION_NUM >= 170000
 #define snowflake_wait_event(name) WaitEventExtensionNew(name)
 #else
@@ -90,45 +66,11 @@
 #endif
 
 /*
- * Custom WAL resource managers exist from 15 on.  On 13 and 14 the
- * high-water mark is kept in the data directory only and does not reach
- * standbys through WAL.
+ * pg_noreturn (18) goes before a declaration; before 18 the attribute was
+ * spelled pg_attribute_noreturn(), which GCC and Clang accept there too.
  */
-#if PG_VERSION_NUM >= 150000
-#define SNOWFLAKE_HAVE_CUSTOM_RMGR 1
-#else
-#define SNOWFLAKE_HAVE_CUSTOM_RMGR 0
-#endif
-
-/*
- * InitMaterializedSRF() (15) sets up a set-returning function that fills a
- * tuplestore in one call; before 15 it is done by hand.
- */
-#if PG_VERSION_NUM < 150000
-#include "funcapi.h"
-#include "miscadmin.h"
-#include "utils/tuplestore.h"
-
-static inline void
-InitMaterializedSRF(FunctionCallInfo fcinfo, bits32 flags)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext oldcxt;
-	TupleDesc	tupdesc;
-
-	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
-		!(rsinfo->allowedModes & SFRM_Materialize))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("materialize mode required, but it is not allowed in this context")));
-	oldcxt = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setResult = tuplestore_begin_heap(true, false, work_mem);
-	rsinfo->setDesc = CreateTupleDescCopy(tupdesc);
-	MemoryContextSwitchTo(oldcxt);
-}
+#ifndef pg_noreturn
+#define pg_noreturn pg_attribute_noreturn()
 #endif
 
 #endif							/* SNOWFLAKE_COMPAT_H */

@@ -53,7 +53,7 @@ Datum
 snowflake_decode(PG_FUNCTION_ARGS)
 {
 	int64		id = id_arg(fcinfo, 0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
@@ -68,11 +68,11 @@ snowflake_decode(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(oldcxt);
 	}
 
-	snowflake_get_layout(&layout);
-	values[0] = TimestampTzGetDatum(snowflake_ms_to_timestamptz(&layout,
-																id >> layout.shift));
-	values[1] = Int32GetDatum((int32) ((id >> layout.seq_bits) & layout.max_node));
-	values[2] = Int32GetDatum((int32) (id & layout.max_seq));
+	layout = snowflake_layout();
+	values[0] = TimestampTzGetDatum(snowflake_ms_to_timestamptz(layout,
+																id >> layout->shift));
+	values[1] = Int32GetDatum((int32) ((id >> layout->seq_bits) & layout->max_node));
+	values[2] = Int32GetDatum((int32) (id & layout->max_seq));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -85,11 +85,11 @@ Datum
 snowflake_timestamp(PG_FUNCTION_ARGS)
 {
 	int64		id = id_arg(fcinfo, 0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 
-	snowflake_get_layout(&layout);
-	PG_RETURN_TIMESTAMPTZ(snowflake_ms_to_timestamptz(&layout,
-													  id >> layout.shift));
+	layout = snowflake_layout();
+	PG_RETURN_TIMESTAMPTZ(snowflake_ms_to_timestamptz(layout,
+													  id >> layout->shift));
 }
 
 /*
@@ -102,10 +102,10 @@ Datum
 snowflake_node_id_of(PG_FUNCTION_ARGS)
 {
 	int64		id = id_arg(fcinfo, 0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 
-	snowflake_get_layout(&layout);
-	PG_RETURN_INT32((int32) ((id >> layout.seq_bits) & layout.max_node));
+	layout = snowflake_layout();
+	PG_RETURN_INT32((int32) ((id >> layout->seq_bits) & layout->max_node));
 }
 
 /*
@@ -115,10 +115,10 @@ Datum
 snowflake_seq(PG_FUNCTION_ARGS)
 {
 	int64		id = id_arg(fcinfo, 0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 
-	snowflake_get_layout(&layout);
-	PG_RETURN_INT32((int32) (id & layout.max_seq));
+	layout = snowflake_layout();
+	PG_RETURN_INT32((int32) (id & layout->max_seq));
 }
 
 /*
@@ -166,11 +166,11 @@ Datum
 snowflake_from_timestamp(PG_FUNCTION_ARGS)
 {
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 
-	snowflake_get_layout(&layout);
-	PG_RETURN_INT64(snowflake_compose(&layout,
-									  time_field_or_error(&layout, ts), 0, 0));
+	layout = snowflake_layout();
+	PG_RETURN_INT64(snowflake_compose(layout,
+									  time_field_or_error(layout, ts), 0, 0));
 }
 
 /*
@@ -183,24 +183,24 @@ snowflake_from_parts(PG_FUNCTION_ARGS)
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	int32		node = PG_GETARG_INT32(1);
 	int32		seq = PG_GETARG_INT32(2);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	int64		ms;
 
-	snowflake_get_layout(&layout);
-	ms = time_field_or_error(&layout, ts);
+	layout = snowflake_layout();
+	ms = time_field_or_error(layout, ts);
 
-	if (node < 0 || node > layout.max_node)
+	if (node < 0 || node > layout->max_node)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("node ID %d is out of range", node),
-				 errdetail("Valid node IDs are 0 to %d.", layout.max_node)));
-	if (seq < 0 || seq > layout.max_seq)
+				 errdetail("Valid node IDs are 0 to %d.", layout->max_node)));
+	if (seq < 0 || seq > layout->max_seq)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sequence number %d is out of range", seq),
-				 errdetail("Valid sequence numbers are 0 to %d.", layout.max_seq)));
+				 errdetail("Valid sequence numbers are 0 to %d.", layout->max_seq)));
 
-	PG_RETURN_INT64(snowflake_compose(&layout, ms, node, seq));
+	PG_RETURN_INT64(snowflake_compose(layout, ms, node, seq));
 }
 
 /*
@@ -216,7 +216,7 @@ Datum
 snowflake_id_span(PG_FUNCTION_ARGS)
 {
 	Interval   *span = PG_GETARG_INTERVAL_P(0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	int64		ms;
 
 	if (span->month != 0)
@@ -230,11 +230,11 @@ snowflake_id_span(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("interval must be a whole number of milliseconds")));
 
-	snowflake_get_layout(&layout);
+	layout = snowflake_layout();
 	ms = (int64) span->day * SNOWFLAKE_MS_PER_DAY + span->time / 1000;
-	if (ms <= 0 || ms > layout.max_ms)
+	if (ms <= 0 || ms > layout->max_ms)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("interval must be positive and fit in the snowflake time range")));
-	PG_RETURN_INT64(ms << layout.shift);
+	PG_RETURN_INT64(ms << layout->shift);
 }

@@ -126,7 +126,7 @@ decoded_record(FunctionCallInfo fcinfo, Datum *values)
  * snowflake_decode(id bigint, layout text) RETURNS record (ts, node_id, seq)
  *
  * layout is one of the published layouts, or 'snowflake' for this
- * server's own.
+ * server's own->
  */
 Datum
 snowflake_decode_layout(PG_FUNCTION_ARGS)
@@ -137,11 +137,11 @@ snowflake_decode_layout(PG_FUNCTION_ARGS)
 
 	if (pg_strcasecmp(name, "snowflake") == 0)
 	{
-		SnowflakeLayout layout;
+		const SnowflakeLayout *layout;
 
-		snowflake_get_layout(&layout);
-		decode_in_layout(id, layout.epoch_ms, 1000, layout.node_bits,
-						 layout.seq_bits, false, values);
+		layout = snowflake_layout();
+		decode_in_layout(id, layout->epoch_ms, 1000, layout->node_bits,
+						 layout->seq_bits, false, values);
 		PG_RETURN_DATUM(decoded_record(fcinfo, values));
 	}
 
@@ -214,15 +214,15 @@ Datum
 snowflake_layouts(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	SnowflakeLayout own;
+	const SnowflakeLayout *own;
 	char	   *own_fields;
 
 	InitMaterializedSRF(fcinfo, 0);
 	snowflake_check_result_columns(fcinfo, rsinfo->setDesc, 8);
 
-	snowflake_get_layout(&own);
+	own = snowflake_layout();
 	own_fields = psprintf("%d bits ms | %d bits node | %d bits sequence",
-						  own.time_bits, own.node_bits, own.seq_bits);
+						  own->time_bits, own->node_bits, own->seq_bits);
 
 	for (int i = -1; i < (int) lengthof(foreign_layouts); i++)
 	{
@@ -240,11 +240,11 @@ snowflake_layouts(PG_FUNCTION_ARGS)
 		if (i < 0)
 		{
 			name = "snowflake";
-			epoch_ms = own.epoch_ms;
+			epoch_ms = own->epoch_ms;
 			tick->time = 1000;
-			time_bits = own.time_bits;
-			node_bits = own.node_bits;
-			seq_bits = own.seq_bits;
+			time_bits = own->time_bits;
+			node_bits = own->node_bits;
+			seq_bits = own->seq_bits;
 			seq_first = false;
 			fields = own_fields;
 		}

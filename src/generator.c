@@ -1,19 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * generator.c
- *	  Hands out snowflake IDs from the shared generator state:
- *	  snowflake_nextval() and snowflake_currval().
+ *	  Hands out snowflake IDs: snowflake_nextval(), snowflake_reserve() and
+ *	  snowflake_currval().
  *
- * Invariants (see also hwm.c):
- *	- (last_ms, last_seq) in shared memory is the largest ID issued since
- *	  start; each new ID is chosen and recorded in one critical section
- *	  under the spinlock, so IDs are strictly increasing across all
- *	  backends and never repeat.
- *	- an ID is issued only if its time field is <= reserved_ms, which is
- *	  covered by the durable high-water mark; so no ID issued before a
- *	  restart or crash is issued again after it.
- *	- an ID's time field runs ahead of the system clock by at most the
- *	  bound of the clock policy (snowflake.max_borrow, or 0).
+ * The generator's shared state is the last slot issued (an ID without its
+ * node field: time << sequence_bits | sequence, see layout.c) and the
+ * reservation: the largest time field the durable high-water mark covers.
+ *
+ * Invariants:
+ *	- The next slot is max(last slot + 1, the slot of the current time);
+ *	  it is chosen and recorded in one critical section under the spinlock,
+ *	  so IDs are strictly increasing across all backends and never repeat.
+ *	- A slot is issued only if its time field is <= the reservation, which
+ *	  hwm.c raises only once a high-water mark covering it is durable; so no
+ *	  ID issued before a restart or crash is issued again after it.
+ *	- An ID's time field is at most the clock policy's allowed lead ahead
+ *	  of the time in use (clock.c) when the call returns.
+ *	- Slots never pass the layout's last one: arithmetic is checked against
+ *	  max_slot before it could overflow, so IDs never wrap.
  *
  * The clock is read before taking the spinlock.  Inside, the code only
  * compares and bumps integers and decides; waiting for the clock, writing
@@ -32,7 +37,12 @@
 #include "access/xlog.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "port/atomics.h"
 #include "storage/latch.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "tcop/utility.h"
 
 #include "snowflake.h"
 
@@ -41,35 +51,171 @@ PG_FUNCTION_INFO_V1(snowflake_nextval_n);
 PG_FUNCTION_INFO_V1(snowflake_reserve);
 PG_FUNCTION_INFO_V1(snowflake_currval);
 
-/* The last ID this session generated, for snowflake_currval(); -1: none */
+typedef struct GeneratorShared
+{
+	slock_t		mutex;			/* protects the plain fields below */
+	int64		last_slot;		/* -1: none issued since start */
+	int64		reserved_ms;	/* -1: nothing reserved */
+	uint64		ids_issued;		/* since server start */
+	int64		max_lead_ms;	/* largest lead over the clock ever used */
+
+	pg_atomic_uint64 seq_exhaustions;	/* calls that found their ms used up */
+	pg_atomic_uint64 clock_waits;	/* calls that waited for the clock */
+	pg_atomic_uint64 clock_errors;	/* calls that gave up on the clock */
+} GeneratorShared;
+
+static GeneratorShared *generator = NULL;
+
+/*
+ * The last ID this session generated, and the role that generated it, for
+ * snowflake_currval().  Like currval() of a sequence, it is reset by
+ * DISCARD ALL and DISCARD SEQUENCES; unlike it, it is only shown to the
+ * role that generated it, so that a pooled connection handed to another
+ * role (SET ROLE) does not show the previous role's last ID.
+ */
 static int64 session_last_id = -1;
+static Oid	session_last_user = InvalidOid;
+
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 typedef enum AllocOutcome
 {
 	ALLOC_OK,					/* the slots are ours */
 	ALLOC_NEED_RESERVATION,		/* beyond the durable reservation */
-	ALLOC_CLOCK_BEHIND			/* too far ahead of the clock */
+	ALLOC_TOO_FAR_AHEAD,		/* too far ahead of the clock */
+	ALLOC_EXHAUSTED				/* beyond the layout's last slot */
 } AllocOutcome;
 
-static uint32
-clock_wait_event(void)
+Size
+snowflake_generator_shmem_size(void)
 {
-	static uint32 wait_event = 0;
+	return MAXALIGN(sizeof(GeneratorShared));
+}
 
-	if (wait_event == 0)
-		wait_event = snowflake_wait_event("SnowflakeClock");
-	return wait_event;
+/*
+ * Creates the generator state: nothing issued, nothing reserved.  hwm.c
+ * then raises it above the saved high-water mark.  Called with
+ * AddinShmemInitLock held.
+ */
+void
+snowflake_generator_shmem_init(void)
+{
+	bool		found;
+
+	generator = ShmemInitStruct("snowflake generator", sizeof(GeneratorShared),
+								&found);
+	if (found)
+		return;
+	SpinLockInit(&generator->mutex);
+	generator->last_slot = -1;
+	generator->reserved_ms = -1;
+	generator->ids_issued = 0;
+	generator->max_lead_ms = 0;
+	pg_atomic_init_u64(&generator->seq_exhaustions, 0);
+	pg_atomic_init_u64(&generator->clock_waits, 0);
+	pg_atomic_init_u64(&generator->clock_errors, 0);
+}
+
+/*
+ * Makes the next slot lie in the millisecond after ms, and ms the
+ * reservation, unless they are above already: every ID from then on is
+ * larger than every ID of millisecond ms.  hwm.c calls it with the
+ * high-water mark read at start or replayed from WAL.
+ */
+void
+snowflake_generator_resume_above(int64 ms)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		slot;
+
+	Assert(ms >= 0 && ms <= layout->max_ms);
+	slot = (ms << layout->seq_bits) | layout->max_seq;
+
+	SpinLockAcquire(&generator->mutex);
+	if (slot > generator->last_slot)
+		generator->last_slot = slot;
+	if (ms > generator->reserved_ms)
+		generator->reserved_ms = ms;
+	SpinLockRelease(&generator->mutex);
+}
+
+/*
+ * Lets IDs with time fields up to ms be issued: hwm.c calls it once a
+ * high-water mark covering them is durable.
+ */
+void
+snowflake_generator_allow_up_to(int64 ms)
+{
+	SpinLockAcquire(&generator->mutex);
+	if (ms > generator->reserved_ms)
+		generator->reserved_ms = ms;
+	SpinLockRelease(&generator->mutex);
+}
+
+void
+snowflake_generator_status(SnowflakeGeneratorStatus *status)
+{
+	SpinLockAcquire(&generator->mutex);
+	status->last_slot = generator->last_slot;
+	status->reserved_ms = generator->reserved_ms;
+	status->ids_issued = generator->ids_issued;
+	status->max_lead_ms = generator->max_lead_ms;
+	SpinLockRelease(&generator->mutex);
+	status->seq_exhaustions = pg_atomic_read_u64(&generator->seq_exhaustions);
+	status->clock_waits = pg_atomic_read_u64(&generator->clock_waits);
+	status->clock_errors = pg_atomic_read_u64(&generator->clock_errors);
+}
+
+/*
+ * Called by the clock watcher at every check: while IDs are being issued,
+ * renews the reservation before backends would have to (see
+ * allocate_slots()), so that they do not wait for a write.  Idle servers
+ * write nothing.
+ */
+void
+snowflake_generator_renew(void)
+{
+	static uint64 ids_seen = 0;
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		last_slot;
+	int64		reserved_ms;
+	uint64		ids_issued;
+	int64		last_ms;
+	int64		now_ms;
+	int64		target;
+
+	if (snowflake_node_id < 0 || RecoveryInProgress())
+		return;
+
+	SpinLockAcquire(&generator->mutex);
+	last_slot = generator->last_slot;
+	reserved_ms = generator->reserved_ms;
+	ids_issued = generator->ids_issued;
+	SpinLockRelease(&generator->mutex);
+
+	if (ids_issued == ids_seen || last_slot < 0)
+		return;
+	ids_seen = ids_issued;
+
+	/* renew once less than three quarters of the wanted reach is left */
+	last_ms = last_slot >> layout->seq_bits;
+	now_ms = snowflake_clock_now_ms() - layout->epoch_ms;
+	target = snowflake_reservation_target(last_ms, now_ms);
+	if (reserved_ms < target - (target - Max(last_ms, now_ms)) / 4)
+		(void) snowflake_hwm_extend(target, target, false, LOG);
 }
 
 /*
  * The errors raised before touching the generator: it cannot be correct
- * without shared memory, without a node ID, or on a standby (which shares
- * its primary's node ID).
+ * without shared memory, without a node ID, while another server reports
+ * the same node ID, or on a standby (which shares its primary's node ID).
  */
-static SnowflakeSharedState *
-generator_state_or_error(void)
+static void
+check_may_generate(void)
 {
-	SnowflakeSharedState *state = snowflake_shared_state();
+	char		conflict[256];
+
+	snowflake_require_shmem();
 
 	if (unlikely(snowflake_node_id < 0))
 		ereport(ERROR,
@@ -77,253 +223,297 @@ generator_state_or_error(void)
 				 errmsg("parameter \"%s\" is not set", "snowflake.node_id"),
 				 errdetail("Every server that generates snowflake IDs needs a node ID of its own."),
 				 errhint("Set \"%s\" to a value from 0 to %d in postgresql.conf and restart the server.",
-						 "snowflake.node_id", (1 << snowflake_node_bits) - 1)));
+						 "snowflake.node_id", snowflake_layout()->max_node)));
 
-	if (unlikely(state->node_conflict) &&
+	if (unlikely(snowflake_peers_conflict(conflict, sizeof(conflict))) &&
 		snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
-	{
-		char		detail[sizeof(state->node_conflict_detail)];
-
-		LWLockAcquire(state->peers_lock, LW_SHARED);
-		memcpy(detail, state->node_conflict_detail, sizeof(detail));
-		LWLockRelease(state->peers_lock);
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("snowflake node ID %d is also used by another server", snowflake_node_id),
-				 errdetail("The conflict: %s. Of two servers with one node ID, the one started later stops generating IDs.", detail),
+				 errdetail("The conflict: %s. Of two servers with one node ID, the one started later stops generating IDs.", conflict),
 				 errhint("Give every server its own \"%s\" and restart this one.",
 						 "snowflake.node_id")));
-	}
 
 	if (unlikely(RecoveryInProgress()))
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("cannot generate snowflake IDs during recovery"),
 				 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
-
-	return state;
 }
 
-static void
-report_clock_behind(int64 lead_ms, int64 allowed_ms)
+static const char *
+policy_name(void)
 {
+	switch (snowflake_clock_policy)
+	{
+		case SNOWFLAKE_CLOCK_BORROW:
+			return "borrow";
+		case SNOWFLAKE_CLOCK_WAIT:
+			return "wait";
+		case SNOWFLAKE_CLOCK_ERROR:
+			return "error";
+	}
+	return "?";
+}
+
+pg_noinline static void
+report_too_far_ahead(int64 lead_ms)
+{
+	pg_atomic_fetch_add_u64(&generator->clock_errors, 1);
+
 	if (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("system clock is " INT64_FORMAT " ms behind the snowflake generator",
-						lead_ms),
-				 errdetail("The generator may run at most %d ms ahead of the clock (\"%s\"), and waiting up to %d ms (\"%s\") is not enough for the clock to catch up.",
-						   (int) allowed_ms, "snowflake.max_borrow",
-						   snowflake_clock_wait_timeout,
-						   "snowflake.clock_wait_timeout"),
+				 errmsg("snowflake generator is %lld ms ahead of the system clock",
+						(long long) lead_ms),
+				 errdetail("IDs may run at most %d ms ahead of the clock (\"%s\"), and waiting up to %d ms (\"%s\") is not enough for the clock to catch up.",
+						   snowflake_max_borrow, "snowflake.max_borrow",
+						   snowflake_clock_wait_timeout, "snowflake.clock_wait_timeout"),
+				 errhint("Either the system clock stepped back or IDs were requested faster than the clock gives them; snowflake_status() shows which.")));
+	else if (snowflake_clock_policy == SNOWFLAKE_CLOCK_WAIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("snowflake generator is %lld ms ahead of the system clock",
+						(long long) lead_ms),
+				 errdetail("With \"%s\" = \"%s\", IDs are not handed out ahead of the clock, and waiting up to %d ms (\"%s\") is not enough.",
+						   "snowflake.clock_policy", policy_name(),
+						   snowflake_clock_wait_timeout, "snowflake.clock_wait_timeout"),
 				 errhint("Check this server's time synchronization; IDs are generated again once the clock catches up.")));
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
-				 errmsg("system clock is " INT64_FORMAT " ms behind the snowflake generator",
-						lead_ms),
-				 errdetail("With \"%s\" = \"%s\", IDs are never generated ahead of the clock, and waiting up to %d ms (\"%s\") is not enough.",
-						   "snowflake.clock_policy",
-						   snowflake_clock_policy == SNOWFLAKE_CLOCK_WAIT ? "wait" : "error",
-						   snowflake_clock_wait_timeout,
-						   "snowflake.clock_wait_timeout"),
+				 errmsg("snowflake generator is %lld ms ahead of the system clock",
+						(long long) lead_ms),
+				 errdetail("With \"%s\" = \"%s\", a call fails at once when the last ID is more than %lld ms ahead of the clock.",
+						   "snowflake.clock_policy", policy_name(),
+						   (long long) snowflake_max_wait_ms()),
 				 errhint("Check this server's time synchronization; IDs are generated again once the clock catches up.")));
 }
 
-static void
-report_time_exhausted(void)
+pg_noinline static void
+report_time_exhausted(const SnowflakeLayout *layout)
 {
-	SnowflakeLayout layout;
-
-	snowflake_get_layout(&layout);
 	ereport(ERROR,
 			(errcode(ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED),
 			 errmsg("snowflake timestamp range exhausted"),
 			 errdetail("The %d time bits of the ID layout ran out at %s.",
-					   layout.time_bits,
-					   snowflake_unix_ms_to_str(layout.epoch_ms + layout.max_ms + 1)),
+					   layout->time_bits,
+					   snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1)),
 			 errhint("IDs cannot be generated with this layout any more; see \"Epoch lifetime\" in the snowflake documentation.")));
 }
 
+pg_noinline static void
+report_before_epoch(const SnowflakeLayout *layout, int64 now_unix_ms)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_SYSTEM_ERROR),
+			 errmsg("system clock is before the snowflake epoch"),
+			 errdetail("The clock reads %s; \"%s\" is %s.",
+					   snowflake_unix_ms_to_str(now_unix_ms), "snowflake.epoch",
+					   snowflake_unix_ms_to_str(layout->epoch_ms)),
+			 errhint("Set the system clock right; IDs are generated again once it is past the epoch.")));
+}
+
 /*
- * Allocates count consecutive slots (IDs without their node field; see
- * SnowflakeSharedState) in one critical section, and returns the first and
- * the last.  They are larger than every slot issued by this data directory
- * before.  Waits (interruptibly, outside any lock) when the policy requires
- * it, and raises an error when it cannot be correct.
+ * Waits until the clock is no more than allowed_ms behind end_ms (a time
+ * field), for at most max_wait_ms.  The slots are already ours; if the
+ * clock does not catch up in time, they are given up (a gap) and an error
+ * is raised.
  */
 static void
-allocate_slots(int64 count, int64 *first_out, int64 *last_out,
-			   int64 *lead_out)
+wait_for_clock(const SnowflakeLayout *layout, int64 end_ms, int64 allowed_ms,
+			   int64 max_wait_ms)
 {
-	SnowflakeSharedState *state = generator_state_or_error();
-	int			seq_bits = snowflake_sequence_bits;
-	int64		max_ms = (INT64CONST(1) << (SNOWFLAKE_ID_BITS - seq_bits -
-											 snowflake_node_bits)) - 1;
-	int64		wait_started = -1;
-	bool		counted_exhaustion = false;
+	static uint32 wait_event = 0;
+	int64		started = snowflake_monotonic_ms();
 
-	Assert(count >= 1);
-
-	/* a block longer than the clock policy lets IDs run ahead can never fit */
-	if (count > 1)
-	{
-		int64		span_ms = (count - 1) >> seq_bits;
-		int64		allowed = (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW ?
-							   snowflake_max_borrow : 0) +
-			snowflake_clock_wait_timeout;
-
-		if (span_ms > allowed)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("cannot reserve " INT64_FORMAT " snowflake IDs at once", count),
-					 errdetail("They span " INT64_FORMAT " ms of sequence numbers, more than the clock policy allows ahead of the clock (%d ms).",
-							   span_ms + 1, (int) allowed),
-					 errhint("Reserve fewer IDs per call, or raise \"%s\".",
-							 "snowflake.max_borrow")));
-	}
+	if (wait_event == 0)
+		wait_event = snowflake_wait_event("SnowflakeClock");
+	pg_atomic_fetch_add_u64(&generator->clock_waits, 1);
 
 	for (;;)
 	{
-		int64		now_ms;
-		int64		now_slot;
-		int64		allowed_lead;
-		int64		first;
-		int64		last;
-		int64		end_ms;
-		int64		reserved_ms;
-		AllocOutcome outcome;
+		int64		lead = end_ms - (snowflake_clock_now_ms() - layout->epoch_ms);
+		int64		waited = snowflake_monotonic_ms() - started;
 
-		now_ms = snowflake_unix_ms_now() - snowflake_epoch_ms;
-		now_slot = now_ms * (INT64CONST(1) << seq_bits);
-		allowed_lead = (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW) ?
-			snowflake_max_borrow : 0;
-
-		SpinLockAcquire(&state->mutex);
-		first = Max(state->last_slot + 1, now_slot);
-		last = first + (count - 1);
-		end_ms = last >> seq_bits;
-		reserved_ms = state->reserved_ms;
-		if (end_ms - now_ms > allowed_lead)
-			outcome = ALLOC_CLOCK_BEHIND;
-		else if (end_ms > reserved_ms)
-			outcome = ALLOC_NEED_RESERVATION;
-		else
-		{
-			state->last_slot = last;
-			state->ids_issued += count;
-			if (end_ms - now_ms > state->max_lead_ms)
-				state->max_lead_ms = end_ms - now_ms;
-			outcome = ALLOC_OK;
-		}
-		SpinLockRelease(&state->mutex);
-
-		/*
-		 * The first slot starts a millisecond ahead of the clock: the one
-		 * before was used up, and we borrowed or must wait for this one.
-		 */
-		if (first > now_slot && (first & ((INT64CONST(1) << seq_bits) - 1)) == 0 &&
-			!counted_exhaustion)
-		{
-			pg_atomic_fetch_add_u64(&state->seq_exhaustions, 1);
-			counted_exhaustion = true;
-		}
-
-		if (likely(outcome == ALLOC_OK))
-		{
-			/*
-			 * Renew the reservation early if less than half its headroom
-			 * is left, unless someone else is already at it.  The
-			 * background worker normally does this before we get here.
-			 */
-			int64		half_headroom = snowflake_reservation_headroom(end_ms - now_ms) / 2;
-
-			if (unlikely(reserved_ms - end_ms < half_headroom) &&
-				reserved_ms < max_ms)
-				(void) snowflake_extend_reservation(state,
-													Min(end_ms + half_headroom, max_ms),
-													true, LOG);
-			*first_out = first;
-			*last_out = last;
-			if (lead_out)
-				*lead_out = Max(end_ms - now_ms, 0);
+		if (lead <= allowed_ms)
 			return;
-		}
+		if (waited >= max_wait_ms + 1)
+			report_too_far_ahead(lead);
 
-		if (end_ms > max_ms)
-			report_time_exhausted();
-
-		if (outcome == ALLOC_NEED_RESERVATION)
-		{
-			(void) snowflake_extend_reservation(state, end_ms, false, ERROR);
-			continue;
-		}
-
-		/* ALLOC_CLOCK_BEHIND: wait for the clock, or give up */
-		{
-			int64		lead = end_ms - now_ms;
-			int64		sleep_ms = lead - allowed_lead;
-			int64		waited;
-
-			if (wait_started < 0)
-			{
-				wait_started = snowflake_monotonic_ms();
-				if (snowflake_clock_policy != SNOWFLAKE_CLOCK_ERROR)
-					pg_atomic_fetch_add_u64(&state->clock_waits, 1);
-			}
-			waited = snowflake_monotonic_ms() - wait_started;
-
-			if (snowflake_clock_policy == SNOWFLAKE_CLOCK_ERROR ||
-				waited + sleep_ms > snowflake_clock_wait_timeout)
-			{
-				pg_atomic_fetch_add_u64(&state->clock_errors, 1);
-				report_clock_behind(lead, allowed_lead);
-			}
-
-			(void) WaitLatch(MyLatch,
-							 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 (long) sleep_ms, clock_wait_event());
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
-		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 (long) Min(lead - allowed_ms, max_wait_ms + 1 - waited),
+						 wait_event);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 
 /*
- * The ID of a slot on this node.
+ * Allocates count consecutive slots in one critical section, and returns
+ * the first and the last.  They are larger than every slot this data
+ * directory issued before.  Waits (interruptibly, outside any lock) when
+ * the policy requires it, and raises an error when it cannot be correct.
  */
-static inline int64
-slot_to_id(int64 slot)
+static void
+allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 {
-	int			seq_bits = snowflake_sequence_bits;
+	const SnowflakeLayout *layout;
+	int64		allowed_lead;
+	int64		max_wait;
+	bool		fresh_clock = false;
 
-	return ((slot >> seq_bits) << (seq_bits + snowflake_node_bits)) |
-		((int64) snowflake_node_id << seq_bits) |
-		(slot & ((INT64CONST(1) << seq_bits) - 1));
+	check_may_generate();
+	layout = snowflake_layout();
+	allowed_lead = snowflake_allowed_lead_ms();
+	max_wait = snowflake_max_wait_ms();
+
+	/*
+	 * A block longer than the sequence numbers of the milliseconds the
+	 * policy lets IDs run ahead, waits included, cannot be issued without
+	 * breaking the policy: refuse it outright, whatever the clock does.
+	 */
+	Assert(count >= 1);
+	if (count > 1 &&
+		(count - 1 > layout->max_slot ||
+		 count > (allowed_lead + max_wait) << layout->seq_bits))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("cannot reserve %lld snowflake IDs at once", (long long) count),
+				 errdetail("With \"%s\" = \"%s\", a block may take the sequence numbers of %lld ms (%lld IDs): %lld ms ahead of the clock and %lld ms while the call waits.",
+						   "snowflake.clock_policy", policy_name(),
+						   (long long) (allowed_lead + max_wait),
+						   (long long) ((allowed_lead + max_wait) << layout->seq_bits),
+						   (long long) allowed_lead, (long long) max_wait),
+				 errhint("Reserve fewer IDs per call.")));
+
+	for (;;)
+	{
+		int64		now_unix = snowflake_clock_now_ms();
+		int64		now_ms;
+		int64		now_slot;
+		int64		first = 0;
+		int64		last = 0;
+		int64		end_ms = 0;
+		int64		lead = 0;
+		int64		reserved_ms;
+		AllocOutcome outcome;
+
+		if (unlikely(now_unix < layout->epoch_ms))
+			report_before_epoch(layout, now_unix);
+		now_ms = now_unix - layout->epoch_ms;
+		/* past the last time field, no slot is "now": -1 says so */
+		now_slot = likely(now_ms <= layout->max_ms) ?
+			now_ms << layout->seq_bits : -1;
+
+		SpinLockAcquire(&generator->mutex);
+		reserved_ms = generator->reserved_ms;
+		if (unlikely(now_slot < 0 ||
+					 generator->last_slot > layout->max_slot - count))
+			outcome = ALLOC_EXHAUSTED;
+		else
+		{
+			first = Max(generator->last_slot + 1, now_slot);
+			if (unlikely(first > layout->max_slot - (count - 1)))
+				outcome = ALLOC_EXHAUSTED;
+			else
+			{
+				last = first + (count - 1);
+				end_ms = last >> layout->seq_bits;
+				lead = end_ms - now_ms;
+				if (unlikely(lead > allowed_lead + max_wait))
+					outcome = ALLOC_TOO_FAR_AHEAD;
+				else if (unlikely(end_ms > reserved_ms))
+					outcome = ALLOC_NEED_RESERVATION;
+				else
+				{
+					generator->last_slot = last;
+					generator->ids_issued += count;
+					if (lead > generator->max_lead_ms)
+						generator->max_lead_ms = lead;
+					outcome = ALLOC_OK;
+				}
+			}
+		}
+		SpinLockRelease(&generator->mutex);
+
+		switch (outcome)
+		{
+			case ALLOC_OK:
+				/* the first slot opens a millisecond the clock has not reached */
+				if (first > now_slot && (first & layout->max_seq) == 0)
+					pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
+
+				/*
+				 * Renew early, unless someone else is writing already, once
+				 * less than a quarter of snowflake.reserve_ahead is left (the
+				 * clock watcher normally renews before).
+				 */
+				if (unlikely(reserved_ms - end_ms < snowflake_reserve_ahead / 4) &&
+					reserved_ms < layout->max_ms)
+				{
+					int64		target = snowflake_reservation_target(end_ms, now_ms);
+
+					(void) snowflake_hwm_extend(Min(end_ms + snowflake_reserve_ahead / 4, target),
+												target, true, LOG);
+				}
+
+				if (unlikely(lead > allowed_lead))
+					wait_for_clock(layout, end_ms, allowed_lead, max_wait);
+
+				*first_out = first;
+				*last_out = last;
+				if (lead_out)
+					*lead_out = Max(lead, 0);
+				return;
+
+			case ALLOC_NEED_RESERVATION:
+				(void) snowflake_hwm_extend(end_ms,
+											snowflake_reservation_target(end_ms, now_ms),
+											false, ERROR);
+				break;
+
+			case ALLOC_TOO_FAR_AHEAD:
+				/* our reading of the clock may be stale: read it once more */
+				if (!fresh_clock)
+				{
+					fresh_clock = true;
+					break;
+				}
+				report_too_far_ahead(lead);
+				break;
+
+			case ALLOC_EXHAUSTED:
+				report_time_exhausted(layout);
+				break;
+		}
+	}
+}
+
+static void
+remember_for_currval(int64 id)
+{
+	session_last_id = id;
+	session_last_user = GetUserId();
 }
 
 /*
- * Returns a new ID, strictly greater than every ID issued by this data
- * directory before.
- */
-int64
-snowflake_generate(void)
-{
-	int64		first;
-	int64		last;
-
-	allocate_slots(1, &first, &last, NULL);
-	session_last_id = slot_to_id(first);
-	return session_last_id;
-}
-
-/*
- * snowflake_nextval() RETURNS snowflake
+ * snowflake_nextval() RETURNS snowflake: a new ID, strictly greater than
+ * every ID this data directory issued before.
  */
 Datum
 snowflake_nextval(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(snowflake_generate());
+	const SnowflakeLayout *layout;
+	int64		first;
+	int64		last;
+	int64		id;
+
+	allocate_slots(1, &first, &last, NULL);
+	layout = snowflake_layout();
+	id = snowflake_slot_to_id(layout, first, snowflake_node_id);
+	remember_for_currval(id);
+	PG_RETURN_INT64(id);
 }
 
 static int64
@@ -334,7 +524,8 @@ block_size_arg(FunctionCallInfo fcinfo)
 	if (n < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of snowflake IDs must be at least 1, not " INT64_FORMAT, n)));
+				 errmsg("number of snowflake IDs must be at least 1, not %lld",
+						(long long) n)));
 	return n;
 }
 
@@ -345,14 +536,16 @@ block_size_arg(FunctionCallInfo fcinfo)
  * Reserves n consecutive IDs of this node in one critical section, for a
  * loader that numbers its rows itself: in generator order they are the
  * slots from first_id's to last_id's (see the README for the arithmetic).
- * A block longer than a millisecond's sequence borrows the following
- * milliseconds, within the clock policy; lead_ms says how far ahead of the
- * clock the last ID is.
+ * A block longer than a millisecond's sequence takes the following
+ * milliseconds; the call returns once the clock is close enough for the
+ * clock policy.  lead_ms says how far ahead of the clock the last ID was
+ * when it was reserved.
  */
 Datum
 snowflake_reserve(PG_FUNCTION_ARGS)
 {
 	int64		n = block_size_arg(fcinfo);
+	const SnowflakeLayout *layout;
 	TupleDesc	tupdesc;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
@@ -363,14 +556,14 @@ snowflake_reserve(PG_FUNCTION_ARGS)
 	tupdesc = snowflake_result_tupdesc(fcinfo, 4);
 
 	allocate_slots(n, &first, &last, &lead);
-	session_last_id = slot_to_id(last);
+	layout = snowflake_layout();
+	remember_for_currval(snowflake_slot_to_id(layout, last, snowflake_node_id));
 
-	values[0] = Int64GetDatum(slot_to_id(first));
+	values[0] = Int64GetDatum(snowflake_slot_to_id(layout, first, snowflake_node_id));
 	values[1] = Int64GetDatum(session_last_id);
 	values[2] = Int64GetDatum(n);
 	values[3] = Int64GetDatum(lead);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc,
-													  values, nulls)));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 typedef struct BlockState
@@ -400,7 +593,8 @@ snowflake_nextval_n(PG_FUNCTION_ARGS)
 
 		funcctx = SRF_FIRSTCALL_INIT();
 		allocate_slots(n, &first, &last, NULL);
-		session_last_id = slot_to_id(last);
+		remember_for_currval(snowflake_slot_to_id(snowflake_layout(), last,
+												  snowflake_node_id));
 
 		oldcxt = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		block = (BlockState *) palloc(sizeof(BlockState));
@@ -413,21 +607,64 @@ snowflake_nextval_n(PG_FUNCTION_ARGS)
 	funcctx = SRF_PERCALL_SETUP();
 	block = (BlockState *) funcctx->user_fctx;
 	if (block->next_slot <= block->last_slot)
-		SRF_RETURN_NEXT(funcctx, Int64GetDatum(slot_to_id(block->next_slot++)));
+		SRF_RETURN_NEXT(funcctx,
+						Int64GetDatum(snowflake_slot_to_id(snowflake_layout(),
+														   block->next_slot++,
+														   snowflake_node_id)));
 	SRF_RETURN_DONE(funcctx);
 }
 
 /*
- * snowflake_currval() RETURNS snowflake: the last ID this session
- * generated, like currval() for sequences.
+ * snowflake_currval() RETURNS snowflake: the last ID the current role
+ * generated in this session, like currval() for sequences.
  */
 Datum
 snowflake_currval(PG_FUNCTION_ARGS)
 {
-	if (session_last_id < 0)
+	if (session_last_id < 0 || session_last_user != GetUserId())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("no snowflake ID has been generated in this session yet"),
 				 errhint("Call snowflake_nextval() first.")));
 	PG_RETURN_INT64(session_last_id);
+}
+
+/*
+ * ProcessUtility hook: DISCARD ALL and DISCARD SEQUENCES forget the
+ * session's last ID, as they forget the sequences' currval.  Connection
+ * poolers run DISCARD ALL between clients.
+ */
+static void
+generator_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+						 bool readOnlyTree, ProcessUtilityContext context,
+						 ParamListInfo params, QueryEnvironment *queryEnv,
+						 DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+							params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+
+	if (IsA(parsetree, DiscardStmt) &&
+		(((DiscardStmt *) parsetree)->target == DISCARD_ALL ||
+		 ((DiscardStmt *) parsetree)->target == DISCARD_SEQUENCES))
+	{
+		session_last_id = -1;
+		session_last_user = InvalidOid;
+	}
+}
+
+/*
+ * Installs the ProcessUtility hook; called from _PG_init() in every
+ * process that loads the library.
+ */
+void
+snowflake_generator_install_hooks(void)
+{
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = generator_ProcessUtility;
 }

@@ -41,12 +41,16 @@ int			snowflake_clock_wait_timeout = 1000;
 int			snowflake_reserve_ahead = 2000;
 int			snowflake_clock_check_interval = 1000;
 int			snowflake_clock_step_threshold = 100;
+int			snowflake_max_clock_jump = 1000;
+int			snowflake_clock_jump_hold = 60000;
 int			snowflake_epoch_warning_days = 365;
 char	   *snowflake_peers = NULL;
 int			snowflake_peer_check_interval = 5000;
+int			snowflake_peer_timeout = 2000;
 int			snowflake_node_conflict = SNOWFLAKE_CONFLICT_REFUSE;
 
-int64		snowflake_epoch_ms = 0;
+/* Unix ms of snowflake.epoch, kept up to date by its assign hook */
+static int64 epoch_ms = 0;
 
 static const struct config_enum_entry node_conflict_options[] = {
 	{"refuse", SNOWFLAKE_CONFLICT_REFUSE, false},
@@ -191,8 +195,10 @@ snowflake_parse_epoch(const char *str, int64 *unix_ms, const char **detail)
 }
 
 /*
- * Check hook for snowflake.epoch: the value must parse, must not be before
- * 1970 and must not be in the future (IDs would have negative times).
+ * Check hook for snowflake.epoch: the value must parse and must not be
+ * before 1970.  An epoch in the future is accepted: the setting must not
+ * depend on the clock, or a server whose clock reads before the epoch
+ * could not start, nor decode.  Generation refuses such a clock itself.
  */
 static bool
 check_epoch(char **newval, void **extra, GucSource source)
@@ -211,12 +217,6 @@ check_epoch(char **newval, void **extra, GucSource source)
 		GUC_check_errdetail("The epoch must not be earlier than 1970-01-01 00:00:00+00.");
 		return false;
 	}
-	if (ms > snowflake_unix_ms_now())
-	{
-		GUC_check_errdetail("The epoch must not be in the future.");
-		return false;
-	}
-
 	result = (int64 *) guc_malloc(LOG, sizeof(int64));
 	if (result == NULL)
 		return false;
@@ -228,21 +228,40 @@ check_epoch(char **newval, void **extra, GucSource source)
 static void
 assign_epoch(const char *newval, void *extra)
 {
-	snowflake_epoch_ms = *((int64 *) extra);
-	snowflake_set_layout(snowflake_epoch_ms, snowflake_node_bits,
-						 snowflake_sequence_bits);
+	epoch_ms = *((int64 *) extra);
+	snowflake_set_layout(epoch_ms, snowflake_node_bits, snowflake_sequence_bits);
 }
 
 static void
 assign_node_bits(int newval, void *extra)
 {
-	snowflake_set_layout(snowflake_epoch_ms, newval, snowflake_sequence_bits);
+	snowflake_set_layout(epoch_ms, newval, snowflake_sequence_bits);
 }
 
 static void
 assign_sequence_bits(int newval, void *extra)
 {
-	snowflake_set_layout(snowflake_epoch_ms, snowflake_node_bits, newval);
+	snowflake_set_layout(epoch_ms, snowflake_node_bits, newval);
+}
+
+/*
+ * Check hook for snowflake.peers: a list of connection strings (see
+ * peer_checker.c).
+ */
+static bool
+check_peers(char **newval, void **extra, GucSource source)
+{
+	List	   *entries;
+	char	   *error = NULL;
+	bool		legacy;
+
+	if (!snowflake_parse_peers(*newval, &entries, &error, &legacy))
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write each connection string in double quotes, separated by commas.");
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -267,21 +286,22 @@ snowflake_layout_is_valid(char **detail)
 	return false;
 }
 
-/*
- * Defines every parameter.  With preloading true (called from the
- * postmaster's _PG_init) the layout parameters are PGC_POSTMASTER.
- */
-/* every parameter, for the start-up recheck below */
+/* every parameter, for the start-up recheck in snowflake_define_gucs() */
 static const char *const all_parameters[] = {
 	"snowflake.node_id", "snowflake.epoch", "snowflake.node_bits",
 	"snowflake.sequence_bits", "snowflake.clock_policy",
 	"snowflake.max_borrow", "snowflake.clock_wait_timeout",
 	"snowflake.reserve_ahead", "snowflake.clock_check_interval",
-	"snowflake.clock_step_threshold", "snowflake.epoch_warning_days",
+	"snowflake.clock_step_threshold", "snowflake.max_clock_jump",
+	"snowflake.clock_jump_hold", "snowflake.epoch_warning_days",
 	"snowflake.peers", "snowflake.peer_check_interval",
-	"snowflake.node_conflict"
+	"snowflake.peer_timeout", "snowflake.node_conflict"
 };
 
+/*
+ * Defines every parameter.  With preloading true (called from the
+ * postmaster's _PG_init) the layout parameters are PGC_POSTMASTER.
+ */
 void
 snowflake_define_gucs(bool preloading)
 {
@@ -348,7 +368,7 @@ snowflake_define_gucs(bool preloading)
 							"Sets how far the generator may run ahead of the system clock.",
 							"Applies when snowflake.clock_policy is \"borrow\".",
 							&snowflake_max_borrow,
-							10000, 0, 3600 * 1000,
+							10000, 0, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
@@ -384,6 +404,22 @@ snowflake_define_gucs(bool preloading)
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("snowflake.max_clock_jump",
+							"Sets how far the system clock may jump forward before IDs stop following it for a while.",
+							"A larger forward jump is held back for snowflake.clock_jump_hold: IDs keep the previous time unless the clock stays ahead that long.",
+							&snowflake_max_clock_jump,
+							1000, 1, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.clock_jump_hold",
+							"Sets how long a forward jump of the system clock must last before IDs follow it.",
+							"0 follows every jump at once.",
+							&snowflake_clock_jump_hold,
+							60000, 0, 24 * 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("snowflake.epoch_warning_days",
 							"Sets how many days before the time bits run out a warning is logged.",
 							NULL,
@@ -394,17 +430,25 @@ snowflake_define_gucs(bool preloading)
 
 	DefineCustomStringVariable("snowflake.peers",
 							   "Lists the other servers to check for node ID conflicts and clock skew.",
-							   "libpq connection strings or URIs, separated by commas; each server needs the snowflake extension in that database.",
+							   "libpq connection strings or URIs, separated by commas, each in double quotes if it holds a comma or a space; \"citus:<conninfo>\" stands for every node of that Citus cluster.",
 							   &snowflake_peers,
 							   "",
 							   PGC_SIGHUP, GUC_SUPERUSER_ONLY,
-							   NULL, NULL, NULL);
+							   check_peers, NULL, NULL);
 
 	DefineCustomIntVariable("snowflake.peer_check_interval",
 							"Sets how often the peers are checked.",
 							NULL,
 							&snowflake_peer_check_interval,
 							5000, 100, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.peer_timeout",
+							"Sets how long the peer checker waits for a peer's answer.",
+							"A peer that does not answer in time is reported as hanging.",
+							&snowflake_peer_timeout,
+							2000, 10, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 

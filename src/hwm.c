@@ -4,19 +4,33 @@
  *	  The durable high-water mark: a bound on every ID this data directory
  *	  has ever issued, kept in $PGDATA/pg_snowflake/state.
  *
- * Invariant: every ID issued is <= the hwm_id in the state file on disk.
- * The generator may only issue IDs whose time field is <= reserved_ms in
- * shared memory, and reserved_ms is raised only after a state file covering
- * it has been written, fsynced and renamed into place (durable_rename()
- * fsyncs the file and its directory).  The reservation runs
- * snowflake.reserve_ahead milliseconds ahead of the clock, so the hot path
- * never writes; the background worker renews it before it runs out, and a
- * backend does so itself when it must.  This is how sequences pre-log
- * values: a crash skips IDs, it never repeats them.
+ * Invariant: every ID issued is <= the high-water mark in the state file.
+ * The generator issues an ID only if its time field is within the
+ * reservation it was given, and it is given a reservation (allow_up_to)
+ * only once a mark covering it is written and fsynced, and in WAL.  This
+ * is how sequences pre-log values: a crash skips IDs, it never repeats
+ * them.  On server start the generator resumes above the saved mark,
+ * whatever the clock says.  The mark is stored as an ID value, not a time,
+ * so it stays correct even if the epoch or the field widths change.
  *
- * On server start the generator resumes above the saved bound, whatever
- * the clock says.  The bound is stored as an ID value, not a time, so it
- * stays correct even if the epoch or the field widths were changed.
+ * A reservation reaches snowflake.reserve_ahead (W) past the clock, so that
+ * one write serves many IDs, and at least S = min(W/8, 250 ms) past the IDs
+ * that need it, for when they run ahead of the clock.  The clock is the
+ * trusted time of clock.c, which does not follow a forward jump until it
+ * has lasted; and the clock watcher renews only while IDs are issued.  So
+ * a clock glitch moves no mark.  After a crash, generation resumes at the
+ * mark, ahead of the clock; a string of crashes then pushes IDs ahead by
+ * at most S each, not by W.
+ *
+ * The file is one record of 56 bytes with a CRC.  The first write in a data
+ * directory creates it through a temporary file and durable_rename(); every
+ * later write overwrites it in place and fsyncs it once, as PostgreSQL
+ * writes pg_control: a write this small, within one disk sector, is not
+ * torn.  Should it be all the same, the CRC shows it, and generation is
+ * refused until an operator has looked (a torn write would have been
+ * interrupted before its fsync returned, so its mark was not yet used, but
+ * damage of another kind cannot be told apart).  Anything but exactly one
+ * valid record, a longer file included, counts as corrupt.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -34,19 +48,21 @@
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
-#include "utils/timestamp.h"
+#include "storage/shmem.h"
 
 #include "snowflake.h"
 
-#define STATE_FILE_MAGIC	0x534E4F57	/* "SNOW" */
-#define STATE_FILE_VERSION	1
+#define STATE_MAGIC			0x534E4F57	/* "SNOW" */
+#define STATE_VERSION		1
 #define STATE_FILE_TMP		SNOWFLAKE_STATE_FILE ".tmp"
 
+#define AHEAD_STEP_MAX_MS	250
+
 /*
- * On-disk format.  Only hwm_id matters for correctness; the rest is kept
- * for the log and for people reading the file with a hex dump.
+ * The record.  Only hwm_id matters for correctness; the rest is kept for
+ * the log and for people reading the file with a hex dump.
  */
-typedef struct StateFileData
+typedef struct StateRecord
 {
 	uint32		magic;
 	uint32		version;
@@ -55,20 +71,50 @@ typedef struct StateFileData
 	int32		node_bits;
 	int32		seq_bits;
 	int32		node_id;
-	int32		padding;
+	int32		padding;		/* zero */
 	int64		written_at;		/* Unix ms */
 	pg_crc32c	crc;			/* CRC-32C of everything above */
-} StateFileData;
+} StateRecord;
+
+StaticAssertDecl(sizeof(StateRecord) == 56, "the state file's record is 56 bytes");
+
+typedef struct HwmShared
+{
+	LWLock	   *lock;			/* serializes writers; protects the fields */
+	int64		hwm_id;			/* the mark on disk; -1: none yet */
+	int64		written_at;		/* Unix ms of the last write, 0 if none */
+	uint64		writes;			/* since server start */
+	uint64		backend_writes; /* of those, made by backends (which waited) */
+	bool		file_exists;	/* written in place from now on */
+	bool		refused;		/* the file could not be trusted at start */
+	char		problem[256];	/* why generation is refused, if it is */
+	char		write_error[256];	/* the last write's failure; "" if it worked */
+} HwmShared;
+
+static HwmShared *hwm = NULL;
 
 static pg_crc32c
-state_file_crc(const StateFileData *data)
+record_crc(const StateRecord *rec)
 {
 	pg_crc32c	crc;
 
 	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, data, offsetof(StateFileData, crc));
+	COMP_CRC32C(crc, rec, offsetof(StateRecord, crc));
 	FIN_CRC32C(crc);
 	return crc;
+}
+
+static bool
+record_is_valid(const StateRecord *rec)
+{
+	return rec->magic == STATE_MAGIC && rec->version == STATE_VERSION &&
+		EQ_CRC32C(rec->crc, record_crc(rec)) && rec->hwm_id >= 0;
+}
+
+Size
+snowflake_hwm_shmem_size(void)
+{
+	return MAXALIGN(sizeof(HwmShared));
 }
 
 /*
@@ -76,10 +122,10 @@ state_file_crc(const StateFileData *data)
  * Called only in the postmaster at startup, before any backend exists.
  */
 static void
-refuse(SnowflakeSharedState *state, const char *problem)
+refuse(const char *problem)
 {
-	state->hwm_refused = true;
-	strlcpy(state->hwm_problem, problem, sizeof(state->hwm_problem));
+	hwm->refused = true;
+	strlcpy(hwm->problem, problem, sizeof(hwm->problem));
 	ereport(WARNING,
 			(errmsg("snowflake ID generation is disabled: %s", problem),
 			 errhint("Make sure the system clock is past every ID this server issued, then remove \"%s\" and restart the server.",
@@ -87,119 +133,147 @@ refuse(SnowflakeSharedState *state, const char *problem)
 }
 
 /*
- * Reads the state file into *state while shared memory is created.  Runs
- * in the postmaster (or a standalone backend), so it never raises an error:
- * a missing file means a new data directory, an unreadable one disables
- * generation with a message saying why.
+ * Reads the state file; returns true with its record in *rec, or false
+ * (after refuse()) if the file exists but cannot be trusted, or false
+ * with rec->hwm_id = -1 if there is none.
  */
-void
-snowflake_hwm_load(SnowflakeSharedState *state)
+static bool
+read_state_file(StateRecord *rec)
 {
-	SnowflakeLayout layout;
-	StateFileData data;
+	char		buf[sizeof(StateRecord) + 1];
 	int			fd;
-	int			nread;
-	int64		floor_ms;
-	int64		now_ms;
+	ssize_t		nread;
 
-	snowflake_get_layout(&layout);
-
-	/* nothing issued yet: the first ID will need a reservation */
-	state->last_slot = -1;
-	state->reserved_ms = -1;
-	state->hwm_id = -1;
-
+	rec->hwm_id = -1;
 	fd = OpenTransientFile(SNOWFLAKE_STATE_FILE, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 	{
-		if (errno == ENOENT)
-		{
-			ereport(LOG,
-					(errmsg("snowflake: no high-water mark in \"%s\", IDs start from the system clock",
-							SNOWFLAKE_STATE_FILE)));
-			return;
-		}
-		refuse(state, psprintf("could not open file \"%s\": %m",
-							   SNOWFLAKE_STATE_FILE));
-		return;
+		if (errno != ENOENT)
+			refuse(psprintf(_("could not open file \"%s\": %m"), SNOWFLAKE_STATE_FILE));
+		return false;
 	}
-
-	nread = read(fd, &data, sizeof(data));
+	/* one byte more than the record, to see a longer file */
+	nread = read(fd, buf, sizeof(buf));
 	if (nread < 0)
 	{
-		refuse(state, psprintf("could not read file \"%s\": %m",
-							   SNOWFLAKE_STATE_FILE));
+		refuse(psprintf(_("could not read file \"%s\": %m"), SNOWFLAKE_STATE_FILE));
 		CloseTransientFile(fd);
-		return;
+		return false;
 	}
 	CloseTransientFile(fd);
+	hwm->file_exists = true;
 
-	if (nread != sizeof(data) ||
-		data.magic != STATE_FILE_MAGIC ||
-		data.version != STATE_FILE_VERSION ||
-		!EQ_CRC32C(data.crc, state_file_crc(&data)) ||
-		data.hwm_id < 0)
+	memcpy(rec, buf, Min(nread, (ssize_t) sizeof(StateRecord)));
+	if (nread != sizeof(StateRecord) || !record_is_valid(rec))
 	{
-		refuse(state, psprintf("file \"%s\" is corrupt", SNOWFLAKE_STATE_FILE));
-		return;
+		rec->hwm_id = -1;
+		refuse(psprintf(_("file \"%s\" is corrupt"), SNOWFLAKE_STATE_FILE));
+		return false;
 	}
-
-	/*
-	 * Resume in the millisecond after the one holding hwm_id, in the
-	 * current layout: every ID from there on is larger than hwm_id.
-	 */
-	floor_ms = data.hwm_id >> layout.shift;
-	state->last_slot = (floor_ms << layout.seq_bits) | layout.max_seq;
-	state->reserved_ms = floor_ms;
-	state->hwm_id = data.hwm_id;
-	state->hwm_written_at = data.written_at;
-
-	ereport(LOG,
-			(errmsg("snowflake: IDs resume above high-water mark " INT64_FORMAT " (%s)",
-					data.hwm_id,
-					snowflake_unix_ms_to_str(layout.epoch_ms + floor_ms))));
-
-	if (data.epoch_ms != layout.epoch_ms ||
-		data.node_bits != layout.node_bits ||
-		data.seq_bits != layout.seq_bits)
-		ereport(LOG,
-				(errmsg("snowflake: the ID layout changed since the high-water mark was written"),
-				 errdetail("New IDs still start above the old ones on this server, but other servers must use the same layout to avoid collisions.")));
-
-	now_ms = snowflake_unix_ms_now() - layout.epoch_ms;
-	if (floor_ms > now_ms)
-		ereport(WARNING,
-				(errmsg("snowflake: the system clock is " INT64_FORMAT " ms behind the high-water mark",
-						floor_ms - now_ms),
-				 errdetail("IDs will be generated ahead of the clock or refused until it catches up, according to \"%s\".",
-						   "snowflake.clock_policy")));
+	return true;
 }
 
 /*
- * Writes hwm_id durably: a temporary file, then durable_rename(), which
- * fsyncs the file, renames it over the old one and fsyncs the directory.
- * Failures are reported at elevel; returns false if it did not complete.
+ * Creates the high-water mark's state and reads the state file, raising
+ * the generator above the mark.  Runs in the postmaster (or a standalone
+ * backend) with AddinShmemInitLock held, so it never raises an error: a
+ * missing file means a new data directory, an unreadable one disables
+ * generation with a message saying why.
+ */
+void
+snowflake_hwm_shmem_init(LWLock *lock)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+	StateRecord rec;
+	bool		found;
+	int64		floor_ms;
+	int64		now_ms;
+
+	hwm = ShmemInitStruct("snowflake high-water mark", sizeof(HwmShared), &found);
+	if (found)
+		return;
+	memset(hwm, 0, sizeof(HwmShared));
+	hwm->lock = lock;
+	hwm->hwm_id = -1;
+
+	if (!read_state_file(&rec))
+	{
+		if (!hwm->refused)
+			ereport(LOG,
+					(errmsg("no snowflake high-water mark in \"%s\", IDs start from the system clock",
+							SNOWFLAKE_STATE_FILE)));
+		return;
+	}
+
+	hwm->hwm_id = rec.hwm_id;
+	hwm->written_at = rec.written_at;
+
+	/*
+	 * Resume in the millisecond after the one holding the mark, in the
+	 * current layout: every ID from there on is larger than the mark.  A
+	 * mark of another layout may lie beyond this one's last millisecond;
+	 * the generator then resumes at the end, and refuses.
+	 */
+	floor_ms = Min(rec.hwm_id >> layout->shift, layout->max_ms);
+	snowflake_generator_resume_above(floor_ms);
+	snowflake_clock_trust_up_to(layout->epoch_ms + floor_ms);
+
+	ereport(LOG,
+			(errmsg("snowflake IDs resume above high-water mark %lld (%s)",
+					(long long) rec.hwm_id,
+					snowflake_unix_ms_to_str(layout->epoch_ms + floor_ms))));
+
+	if (rec.epoch_ms != layout->epoch_ms ||
+		rec.node_bits != layout->node_bits ||
+		rec.seq_bits != layout->seq_bits)
+		ereport(LOG,
+				(errmsg("the snowflake ID layout changed since the high-water mark was written"),
+				 errdetail("New IDs still start above the old ones on this server, but other servers must use the same layout to avoid collisions.")));
+
+	now_ms = snowflake_wall_clock_ms() - layout->epoch_ms;
+	if (floor_ms > now_ms)
+		ereport(WARNING,
+				(errmsg("system clock is %lld ms behind the snowflake high-water mark",
+						(long long) (floor_ms - now_ms)),
+				 errdetail("IDs will be generated ahead of the clock or refused until it catches up, according to \"%s\".",
+						   "snowflake.clock_policy"),
+				 errhint("If the clock is right and IDs really were issued that far ahead, raise \"%s\" above this lead for as long as it lasts.",
+						 "snowflake.max_borrow")));
+}
+
+/*
+ * Fills the record for mark hwm_id.
+ */
+static void
+fill_record(StateRecord *rec, int64 hwm_id, int64 now_unix_ms)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+
+	memset(rec, 0, sizeof(StateRecord));
+	rec->magic = STATE_MAGIC;
+	rec->version = STATE_VERSION;
+	rec->hwm_id = hwm_id;
+	rec->epoch_ms = layout->epoch_ms;
+	rec->node_bits = layout->node_bits;
+	rec->seq_bits = layout->seq_bits;
+	rec->node_id = snowflake_node_id;
+	rec->written_at = now_unix_ms;
+	rec->crc = record_crc(rec);
+}
+
+/*
+ * Writes a new file: a temporary file, then durable_rename(), which fsyncs
+ * the file, renames it over the old one (if any) and fsyncs the directory.
+ * Used for the first write in a data directory.
  */
 static bool
-write_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
+create_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
 {
-	SnowflakeLayout layout;
-	StateFileData data;
+	StateRecord rec;
 	int			fd;
 	struct stat st;
 
-	snowflake_get_layout(&layout);
-
-	memset(&data, 0, sizeof(data));
-	data.magic = STATE_FILE_MAGIC;
-	data.version = STATE_FILE_VERSION;
-	data.hwm_id = hwm_id;
-	data.epoch_ms = layout.epoch_ms;
-	data.node_bits = layout.node_bits;
-	data.seq_bits = layout.seq_bits;
-	data.node_id = snowflake_node_id;
-	data.written_at = now_unix_ms;
-	data.crc = state_file_crc(&data);
+	fill_record(&rec, hwm_id, now_unix_ms);
 
 	if (stat(SNOWFLAKE_STATE_DIR, &st) != 0)
 	{
@@ -224,9 +298,8 @@ write_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
 				 errmsg("could not create file \"%s\": %m", STATE_FILE_TMP)));
 		return false;
 	}
-
 	errno = 0;
-	if (write(fd, &data, sizeof(data)) != sizeof(data))
+	if (write(fd, &rec, sizeof(rec)) != sizeof(rec))
 	{
 		/* if write didn't set errno, assume the problem is no disk space */
 		if (errno == 0)
@@ -237,7 +310,6 @@ write_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
 		CloseTransientFile(fd);
 		return false;
 	}
-
 	if (CloseTransientFile(fd) != 0)
 	{
 		ereport(elevel,
@@ -245,177 +317,272 @@ write_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
 				 errmsg("could not close file \"%s\": %m", STATE_FILE_TMP)));
 		return false;
 	}
-
 	return durable_rename(STATE_FILE_TMP, SNOWFLAKE_STATE_FILE, elevel) == 0;
 }
 
 /*
- * Makes sure IDs with time fields up to needed_ms may be issued, writing a
- * new high-water mark if the current reservation does not cover them.  The
- * new reservation reaches snowflake.reserve_ahead (W) past the clock, and
- * past needed_ms by snowflake_reservation_headroom(): W/2 normally, so that
- * one write serves many IDs, but only W/8 (at most 250 ms) when needed_ms is
- * already more than W ahead of the clock.
+ * Overwrites the record in the file with the mark, and fsyncs it.
+ */
+static bool
+overwrite_state_file(int64 hwm_id, int64 now_unix_ms, int elevel)
+{
+	StateRecord rec;
+	int			fd;
+
+	fill_record(&rec, hwm_id, now_unix_ms);
+
+	fd = OpenTransientFile(SNOWFLAKE_STATE_FILE, O_WRONLY | PG_BINARY);
+	if (fd < 0 && errno == ENOENT)
+	{
+		/* removed behind our back: create it again */
+		return create_state_file(hwm_id, now_unix_ms, elevel);
+	}
+	if (fd < 0)
+	{
+		ereport(elevel,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", SNOWFLAKE_STATE_FILE)));
+		return false;
+	}
+	errno = 0;
+	if (pwrite(fd, &rec, sizeof(rec), 0) != sizeof(rec))
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(elevel,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", SNOWFLAKE_STATE_FILE)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	if (pg_fsync(fd) != 0)
+	{
+		ereport(data_sync_elevel(elevel),
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", SNOWFLAKE_STATE_FILE)));
+		CloseTransientFile(fd);
+		return false;
+	}
+	if (CloseTransientFile(fd) != 0)
+	{
+		ereport(elevel,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", SNOWFLAKE_STATE_FILE)));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Makes hwm_id the mark on disk.  The caller holds the lock.  A failure is
+ * recorded for snowflake_status() and reported at elevel (an ERROR is the
+ * original one, raised again); returns false if the mark is not durable.
+ */
+static bool
+write_mark(int64 hwm_id, int elevel)
+{
+	int64		now_unix_ms = snowflake_wall_clock_ms();
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ErrorData  *edata = NULL;
+
+	PG_TRY();
+	{
+		if (hwm->file_exists)
+			(void) overwrite_state_file(hwm_id, now_unix_ms, ERROR);
+		else
+			(void) create_state_file(hwm_id, now_unix_ms, ERROR);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+
+	if (edata != NULL)
+	{
+		strlcpy(hwm->write_error, edata->message, sizeof(hwm->write_error));
+		if (elevel >= ERROR)
+			ReThrowError(edata);
+		ereport(elevel,
+				(errcode(edata->sqlerrcode),
+				 errmsg("could not write the snowflake high-water mark: %s",
+						edata->message)));
+		return false;
+	}
+
+	hwm->write_error[0] = '\0';
+	hwm->file_exists = true;
+	hwm->hwm_id = hwm_id;
+	hwm->written_at = now_unix_ms;
+	hwm->writes++;
+	if (!snowflake_am_worker && !AmStartupProcess())
+		hwm->backend_writes++;
+	return true;
+}
+
+/*
+ * The reservation wanted for IDs up to time field ms, with the trusted
+ * clock at now_ms: W past the clock, at least S past the IDs, and never
+ * past the layout's last millisecond (see the file header).
  *
- * Basing it on the clock rather than on the last ID matters after a crash:
- * generation resumes at the reservation, ahead of the clock; were the next
- * reservation W past that, every crash would push IDs another W ahead.  As
- * it is, crashes in a row leave IDs at most about 1.5 W ahead of the clock
- * (or where a burst had legitimately borrowed to), whatever the number of
- * crashes: once IDs run more than W ahead, a restart takes longer than the
- * small headroom adds.
+ * W is snowflake.reserve_ahead, but no more than the clock policy lets IDs
+ * run ahead of the clock, waits included: after a crash, generation
+ * resumes at the reservation, and must not find itself further ahead than
+ * the policy accepts.
+ */
+int64
+snowflake_reservation_target(int64 ms, int64 now_ms)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		ahead = Min((int64) snowflake_reserve_ahead,
+							snowflake_allowed_lead_ms() + snowflake_max_wait_ms());
+	int64		step = Min(ahead / 8, AHEAD_STEP_MAX_MS);
+	int64		target = Max(now_ms + ahead, ms + Max(step, 1));
+
+	return Min(target, layout->max_ms);
+}
+
+/*
+ * Makes sure IDs with time fields up to needed_ms may be issued: unless
+ * the reservation covers them already, writes a new mark reaching
+ * target_ms (>= needed_ms).
  *
- * With conditional, gives up at once (returning false) if another process
- * is writing; the caller only wanted to renew early.  Write failures are
- * reported at elevel; returns true when needed_ms is covered on return.
- *
- * The caller guarantees needed_ms <= the layout's max_ms.
+ * With conditional, gives up at once if another process is writing; the
+ * caller only wanted to renew early.  Failures are reported at elevel;
+ * returns true when needed_ms is covered on return.
  */
 bool
-snowflake_extend_reservation(SnowflakeSharedState *state, int64 needed_ms,
-							 bool conditional, int elevel)
+snowflake_hwm_extend(int64 needed_ms, int64 target_ms, bool conditional, int elevel)
 {
-	SnowflakeLayout layout;
-	int64		reserved_ms;
-	int64		now_unix_ms;
-	int64		now_ms;
-	int64		new_ms;
+	const SnowflakeLayout *layout = snowflake_layout();
+	SnowflakeGeneratorStatus gen;
 	int64		new_hwm;
-	bool		refused;
 
-	snowflake_get_layout(&layout);
-	Assert(needed_ms <= layout.max_ms);
+	Assert(needed_ms <= target_ms && target_ms <= layout->max_ms);
 
 	if (conditional)
 	{
-		if (!LWLockConditionalAcquire(state->reserve_lock, LW_EXCLUSIVE))
+		if (!LWLockConditionalAcquire(hwm->lock, LW_EXCLUSIVE))
 			return false;
 	}
 	else
-		LWLockAcquire(state->reserve_lock, LW_EXCLUSIVE);
+		LWLockAcquire(hwm->lock, LW_EXCLUSIVE);
 
-	SpinLockAcquire(&state->mutex);
-	refused = state->hwm_refused;
-	reserved_ms = state->reserved_ms;
-	SpinLockRelease(&state->mutex);
-
-	if (refused)
+	if (hwm->refused)
 	{
-		LWLockRelease(state->reserve_lock);
+		char		problem[sizeof(hwm->problem)];
+
+		strlcpy(problem, hwm->problem, sizeof(problem));
+		LWLockRelease(hwm->lock);
 		ereport(elevel,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("snowflake ID generation is disabled: %s",
-						state->hwm_problem),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("snowflake ID generation is disabled: %s", problem),
 				 errhint("Make sure the system clock is past every ID this server issued, then remove \"%s\" and restart the server.",
 						 SNOWFLAKE_STATE_FILE)));
 		return false;
 	}
 
 	/* someone else got there first */
-	if (reserved_ms >= needed_ms)
+	snowflake_generator_status(&gen);
+	if (gen.reserved_ms >= needed_ms)
 	{
-		LWLockRelease(state->reserve_lock);
+		LWLockRelease(hwm->lock);
 		return true;
 	}
 
-	now_unix_ms = snowflake_unix_ms_now();
-	now_ms = now_unix_ms - layout.epoch_ms;
-	new_ms = Max(now_ms + snowflake_reserve_ahead,
-				 needed_ms + snowflake_reservation_headroom(needed_ms - now_ms));
-	new_ms = Min(new_ms, layout.max_ms);
-	new_hwm = (new_ms << layout.shift) | ((INT64CONST(1) << layout.shift) - 1);
+	new_hwm = snowflake_last_id_of_ms(layout, target_ms);
 
-	if (!write_state_file(new_hwm, now_unix_ms, elevel))
+	/* an ERROR releases the lock on the way out, with the transaction */
+	if (!write_mark(new_hwm, elevel))
 	{
-		LWLockRelease(state->reserve_lock);
+		LWLockRelease(hwm->lock);
 		return false;
 	}
 
-	/* and to standbys, before any ID it covers is issued */
+	/* to standbys, before any ID it covers is issued */
 	snowflake_wal_log_hwm(new_hwm);
 
-	/* durable now: publish */
-	SpinLockAcquire(&state->mutex);
-	state->reserved_ms = new_ms;
-	state->hwm_id = new_hwm;
-	state->hwm_written_at = now_unix_ms;
-	state->hwm_writes++;
-	if (!snowflake_am_worker)
-		state->hwm_backend_writes++;
-	SpinLockRelease(&state->mutex);
+	/* durable now: let the generator use it */
+	snowflake_generator_allow_up_to(target_ms);
 
-	LWLockRelease(state->reserve_lock);
+	LWLockRelease(hwm->lock);
 	return true;
 }
 
 /*
  * Replays a high-water mark record from WAL (wal.c): on a standby, or on a
- * primary in crash recovery.  Makes the bound durable in this data
- * directory too, then raises the shared state to it, so that generation
- * after promotion starts above it.  Runs in the startup process; an error
- * here stops recovery, as a failed redo must.
+ * primary in crash recovery.  A mark above the one on disk is written into
+ * this data directory's file before the next record is replayed, so that
+ * recovery starting over after a crash, from a later restartpoint, finds
+ * it; then the generator is raised to it, so that generation after
+ * promotion starts above it.  A mark the file holds already (crash
+ * recovery of a primary replaying its own records) costs nothing.  Runs in
+ * the startup process; an error here stops recovery, as a failed redo
+ * must.
  */
 void
 snowflake_hwm_redo(int64 hwm_id)
 {
-	SnowflakeSharedState *state = snowflake_state;
-	SnowflakeLayout layout;
-	int64		floor_ms;
-	int64		floor_slot;
-	int64		now_unix_ms;
+	const SnowflakeLayout *layout;
 
-	if (state == NULL)
+	if (hwm == NULL)
 		return;
 
-	snowflake_get_layout(&layout);
-	floor_ms = hwm_id >> layout.shift;
-	floor_slot = (floor_ms << layout.seq_bits) | layout.max_seq;
-
-	LWLockAcquire(state->reserve_lock, LW_EXCLUSIVE);
-
-	/* hwm_id only changes under reserve_lock, which we hold */
-	if (hwm_id > state->hwm_id)
+	layout = snowflake_layout();
+	LWLockAcquire(hwm->lock, LW_EXCLUSIVE);
+	if (hwm_id > hwm->hwm_id)
 	{
-		now_unix_ms = snowflake_unix_ms_now();
-		(void) write_state_file(hwm_id, now_unix_ms, ERROR);
+		int64		floor_ms = Min(hwm_id >> layout->shift, layout->max_ms);
 
-		SpinLockAcquire(&state->mutex);
-		state->hwm_id = hwm_id;
-		state->hwm_written_at = now_unix_ms;
-		if (floor_slot > state->last_slot)
-			state->last_slot = floor_slot;
-		if (floor_ms > state->reserved_ms)
-			state->reserved_ms = floor_ms;
-		SpinLockRelease(&state->mutex);
+		(void) write_mark(hwm_id, ERROR);
+		snowflake_generator_resume_above(floor_ms);
+		snowflake_clock_trust_up_to(layout->epoch_ms + floor_ms);
 	}
-
-	LWLockRelease(state->reserve_lock);
+	LWLockRelease(hwm->lock);
 }
 
 /*
  * Called in the postmaster after a clean shutdown, when no other process is
  * left: replaces the reservation on disk with the bound of the IDs really
- * issued, so that a clean restart resumes right after them instead of up
- * to snowflake.reserve_ahead later.
+ * issued (last_slot, -1 if none), so that a clean restart resumes right
+ * after them instead of up to snowflake.reserve_ahead later.
  */
 void
-snowflake_hwm_save_at_shutdown(SnowflakeSharedState *state)
+snowflake_hwm_save_at_shutdown(int64 last_slot)
 {
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	int64		issued_hwm;
 
-	if (state->hwm_refused || state->ids_issued == 0 || state->last_slot < 0)
+	if (hwm == NULL || hwm->refused || last_slot < 0)
 		return;
 
-	snowflake_get_layout(&layout);
-	issued_hwm = ((state->last_slot >> layout.seq_bits) << layout.shift) |
-		((INT64CONST(1) << layout.shift) - 1);
-
-	if (issued_hwm >= state->hwm_id)
+	layout = snowflake_layout();
+	issued_hwm = snowflake_last_id_of_ms(layout, last_slot >> layout->seq_bits);
+	if (issued_hwm >= hwm->hwm_id)
 		return;
 
-	if (write_state_file(issued_hwm, snowflake_unix_ms_now(), LOG))
+	if (write_mark(issued_hwm, LOG))
 		ereport(DEBUG1,
-				(errmsg_internal("snowflake: saved high-water mark " INT64_FORMAT " at shutdown",
-								 issued_hwm)));
+				(errmsg_internal("saved snowflake high-water mark %lld at shutdown",
+								 (long long) issued_hwm)));
+}
+
+void
+snowflake_hwm_status(SnowflakeHwmStatus *status)
+{
+	LWLockAcquire(hwm->lock, LW_SHARED);
+	status->hwm_id = hwm->hwm_id;
+	status->written_at = hwm->written_at;
+	status->writes = hwm->writes;
+	status->backend_writes = hwm->backend_writes;
+	if (hwm->refused)
+		status->problem = pstrdup(hwm->problem);
+	else if (hwm->write_error[0] != '\0')
+		status->problem = psprintf(_("could not write the high-water mark: %s"),
+								   hwm->write_error);
+	else
+		status->problem = NULL;
+	LWLockRelease(hwm->lock);
 }

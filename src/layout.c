@@ -1,11 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * layout.c
- *	  Packing and unpacking the fields of an ID, and converting its time
- *	  field to and from timestamps.
+ *	  The layout in force, the one source of truth for what the bits of an
+ *	  ID mean: packing fields, and converting time fields to and from
+ *	  timestamps.
  *
- * Nothing here touches shared memory: decoding works the same whether or
- * not the library was preloaded.
+ * The layout is recomputed by the assign hooks of snowflake.epoch,
+ * snowflake.node_bits and snowflake.sequence_bits (guc.c), which cannot
+ * change while a preloading server runs.  Nothing else reads those settings
+ * directly.  Nothing here touches shared memory: decoding works the same
+ * whether or not the library was preloaded.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -16,46 +20,53 @@
  */
 #include "postgres.h"
 
-#include <time.h>
-
 #include "common/int.h"
 #include "utils/timestamp.h"
 
 #include "snowflake.h"
 
-SnowflakeLayout snowflake_current_layout;
-bool		snowflake_current_layout_ok = false;
+static SnowflakeLayout layout_storage;
+
+/* points to layout_storage when the settings make a valid layout */
+const SnowflakeLayout *snowflake_current_layout = NULL;
 
 /*
- * Recomputes snowflake_current_layout; called by the assign hooks of
- * snowflake.epoch, snowflake.node_bits and snowflake.sequence_bits with
- * the value being assigned and the current values of the others.
+ * Recomputes the layout; called by the assign hooks of snowflake.epoch,
+ * snowflake.node_bits and snowflake.sequence_bits with the value being
+ * assigned and the current values of the others.
  */
 void
 snowflake_set_layout(int64 epoch_ms, int node_bits, int seq_bits)
 {
-	SnowflakeLayout *layout = &snowflake_current_layout;
+	SnowflakeLayout *layout = &layout_storage;
 	int64		end_pg_ms;
 
+	snowflake_current_layout = NULL;
 	layout->epoch_ms = epoch_ms;
 	layout->node_bits = node_bits;
 	layout->seq_bits = seq_bits;
 	layout->shift = node_bits + seq_bits;
 	layout->time_bits = SNOWFLAKE_ID_BITS - layout->shift;
-	snowflake_current_layout_ok = layout->time_bits >= SNOWFLAKE_MIN_TIME_BITS;
-	if (!snowflake_current_layout_ok)
+	if (layout->time_bits < SNOWFLAKE_MIN_TIME_BITS)
 		return;
 	layout->max_ms = (INT64CONST(1) << layout->time_bits) - 1;
 	layout->max_node = (int32) ((INT64CONST(1) << node_bits) - 1);
 	layout->max_seq = (int32) ((INT64CONST(1) << seq_bits) - 1);
+	/* below 2^63 even without node bits: time_bits + seq_bits <= 63 */
+	layout->max_slot = (layout->max_ms << seq_bits) | layout->max_seq;
 
 	/* timestamptz ends at year 294276: about 9.2e15 ms after 2000 */
 	end_pg_ms = epoch_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS + layout->max_ms;
 	layout->times_fit = end_pg_ms < END_TIMESTAMP / 1000;
+
+	snowflake_current_layout = layout;
 }
 
-void
-snowflake_layout_error(void)
+/*
+ * The slow path of snowflake_layout(): the settings make no valid layout.
+ */
+const SnowflakeLayout *
+snowflake_layout_or_error(void)
 {
 	char	   *detail;
 
@@ -65,6 +76,7 @@ snowflake_layout_error(void)
 				 errmsg("snowflake ID layout leaves too few bits for the time"),
 				 errdetail_internal("%s", detail)));
 	elog(ERROR, "snowflake layout is not initialized");
+	pg_unreachable();
 }
 
 /*
@@ -88,8 +100,8 @@ snowflake_id_out_of_range(int64 id)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg("value " INT64_FORMAT " is out of range for type snowflake",
-					id),
+			 errmsg("value %lld is out of range for type snowflake",
+					(long long) id),
 			 errdetail("Snowflake IDs are not negative.")));
 }
 
@@ -102,11 +114,15 @@ snowflake_id_out_of_range(int64 id)
 TimestampTz
 snowflake_ms_to_timestamptz(const SnowflakeLayout *layout, int64 ms)
 {
-	int64		unix_ms = layout->epoch_ms + ms;
+	int64		unix_ms;
 
 	/* the common case needs no overflow checks */
 	if (likely(layout->times_fit && ms >= 0 && ms <= layout->max_ms))
-		return (unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS) * 1000;
+		return (layout->epoch_ms + ms - SNOWFLAKE_PG_EPOCH_UNIX_MS) * 1000;
+	if (pg_add_s64_overflow(layout->epoch_ms, ms, &unix_ms))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range")));
 	return snowflake_unix_ms_to_timestamptz(unix_ms);
 }
 
@@ -117,10 +133,11 @@ snowflake_ms_to_timestamptz(const SnowflakeLayout *layout, int64 ms)
 TimestampTz
 snowflake_unix_ms_to_timestamptz(int64 unix_ms)
 {
-	int64		pg_ms = unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS;
+	int64		pg_ms;
 	TimestampTz result;
 
-	if (pg_mul_s64_overflow(pg_ms, 1000, &result) ||
+	if (pg_sub_s64_overflow(unix_ms, SNOWFLAKE_PG_EPOCH_UNIX_MS, &pg_ms) ||
+		pg_mul_s64_overflow(pg_ms, 1000, &result) ||
 		!IS_VALID_TIMESTAMP(result))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
@@ -129,88 +146,52 @@ snowflake_unix_ms_to_timestamptz(int64 unix_ms)
 }
 
 /*
- * Formats Unix milliseconds as a timestamptz for log messages, without ever
+ * Formats Unix milliseconds as a timestamptz for messages, without ever
  * raising an error.
  */
 const char *
 snowflake_unix_ms_to_str(int64 unix_ms)
 {
-	int64		pg_ms = unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS;
+	int64		pg_ms;
 	TimestampTz ts;
 
-	if (pg_mul_s64_overflow(pg_ms, 1000, &ts) || !IS_VALID_TIMESTAMP(ts))
-		return "a time beyond the range of timestamptz";
+	if (pg_sub_s64_overflow(unix_ms, SNOWFLAKE_PG_EPOCH_UNIX_MS, &pg_ms) ||
+		pg_mul_s64_overflow(pg_ms, 1000, &ts) || !IS_VALID_TIMESTAMP(ts))
+		return _("a time beyond the range of timestamptz");
 	return pstrdup(timestamptz_to_str(ts));	/* it returns a static buffer */
 }
 
 /*
  * Converts a timestamptz to ms after the layout's epoch, rounding down to
  * the millisecond that contains it.  The result may be negative or beyond
- * max_ms; callers decide what that means.  Infinite timestamps are the
- * caller's business too.
+ * max_ms; callers decide what that means.  Finite timestamps only.
  */
 int64
 snowflake_timestamptz_to_ms(const SnowflakeLayout *layout, TimestampTz ts)
 {
 	int64		pg_ms;
 
+	Assert(!TIMESTAMP_NOT_FINITE(ts));
+
 	/* floor division: -1 us belongs to the millisecond before 0 */
 	pg_ms = ts / 1000;
 	if (ts % 1000 < 0)
 		pg_ms--;
+	/* |pg_ms| < 2^53 and epochs lie between 1970 and now: no overflow */
 	return pg_ms + SNOWFLAKE_PG_EPOCH_UNIX_MS - layout->epoch_ms;
-}
-
-/*
- * Reads a clock in milliseconds.  clock_gettime() fails only for a clock the
- * kernel does not have, which would be a broken build, not a state to run in.
- */
-static inline int64
-read_clock_ms(clockid_t clock, const char *clock_name)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts) != 0)
-		elog(ERROR, "clock_gettime(%s) failed: %m", clock_name);
-	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * Reads the system clock (CLOCK_REALTIME) in Unix milliseconds.  This is
- * the only place the generator learns the time.
- */
-int64
-snowflake_unix_ms_now(void)
-{
-	return read_clock_ms(CLOCK_REALTIME, "CLOCK_REALTIME");
-}
-
-/*
- * Reads CLOCK_MONOTONIC in milliseconds, for measuring intervals: waits,
- * and the clock watcher's comparison with the system clock.  Steps of the
- * system clock do not affect it.
- */
-int64
-snowflake_monotonic_ms(void)
-{
-	return read_clock_ms(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 }
 
 /*
  * Logs a WARNING when the time bits of the layout have run out, or will
  * within snowflake.epoch_warning_days.  Called at server start and once a
- * day by the background worker.
+ * day by the clock watcher.
  */
 void
 snowflake_check_lifetime(void)
 {
-	SnowflakeLayout layout;
-	int64		end_unix_ms;
-	int64		remaining_ms;
-
-	snowflake_get_layout(&layout);
-	end_unix_ms = layout.epoch_ms + layout.max_ms + 1;
-	remaining_ms = end_unix_ms - snowflake_unix_ms_now();
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		end_unix_ms = layout->epoch_ms + layout->max_ms + 1;
+	int64		remaining_ms = end_unix_ms - snowflake_wall_clock_ms();
 
 	if (remaining_ms <= 0)
 		ereport(WARNING,
@@ -219,8 +200,8 @@ snowflake_check_lifetime(void)
 				 errdetail("No IDs can be generated with this layout.")));
 	else if (remaining_ms / SNOWFLAKE_MS_PER_DAY < snowflake_epoch_warning_days)
 		ereport(WARNING,
-				(errmsg("snowflake time bits run out in " INT64_FORMAT " days, at %s",
-						remaining_ms / SNOWFLAKE_MS_PER_DAY,
+				(errmsg("snowflake time bits run out in %lld days, at %s",
+						(long long) (remaining_ms / SNOWFLAKE_MS_PER_DAY),
 						snowflake_unix_ms_to_str(end_unix_ms)),
 				 errhint("IDs cannot continue past that time in this layout; plan the move to a new ID column or layout before then.")));
 }
@@ -232,23 +213,21 @@ snowflake_check_lifetime(void)
 void
 snowflake_log_layout(void)
 {
-	SnowflakeLayout layout;
-
-	snowflake_get_layout(&layout);
+	const SnowflakeLayout *layout = snowflake_layout();
 
 	if (snowflake_node_id < 0)
 		ereport(WARNING,
 				(errmsg("parameter \"%s\" is not set, so no snowflake IDs will be generated",
 						"snowflake.node_id"),
 				 errhint("Set \"%s\" to a value from 0 to %d and restart the server.",
-						 "snowflake.node_id", layout.max_node)));
+						 "snowflake.node_id", layout->max_node)));
 	else
 		ereport(LOG,
-				(errmsg("snowflake: node %d, epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
+				(errmsg("snowflake IDs of node %d: epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
 						snowflake_node_id,
-						snowflake_unix_ms_to_str(layout.epoch_ms),
-						layout.time_bits, layout.node_bits, layout.seq_bits,
-						snowflake_unix_ms_to_str(layout.epoch_ms + layout.max_ms + 1))));
+						snowflake_unix_ms_to_str(layout->epoch_ms),
+						layout->time_bits, layout->node_bits, layout->seq_bits,
+						snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
 
 	snowflake_check_lifetime();
 }

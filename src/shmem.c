@@ -1,13 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * shmem.c
- *	  The generator's shared memory: request, creation, and the hook that
- *	  saves the high-water mark when the server shuts down cleanly.
+ *	  Requests and creates the shared memory of the extension, and saves
+ *	  the high-water mark when the server shuts down cleanly.
  *
- * The structure and its locking rules are described in snowflake.h.  It
- * exists only when the library is in shared_preload_libraries; every SQL
- * function that needs it calls snowflake_shared_state(), which raises a
- * clear error otherwise.
+ * Each piece of shared state belongs to one file, which alone reads and
+ * writes it (see snowflake.h); this file only asks each owner for its size
+ * and has it initialize its part.  Shared memory exists only when the
+ * library is in shared_preload_libraries; functions that need it call
+ * snowflake_require_shmem(), which raises a clear error otherwise.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -25,24 +26,27 @@
 
 #include "snowflake.h"
 
-#define SNOWFLAKE_TRANCHE_NAME "snowflake"
+#define SNOWFLAKE_TRANCHE_NAME	"snowflake"
+#define LOCK_HWM				0
+#define LOCK_PEERS				1
+#define NUM_LOCKS				2
 
-SnowflakeSharedState *snowflake_state = NULL;
-
-#if SNOWFLAKE_SHMEM_REQUEST_HOOK
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static bool shmem_ready = false;
 
 static void
 shmem_request(void)
 {
-#if SNOWFLAKE_SHMEM_REQUEST_HOOK
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-#endif
-	RequestAddinShmemSpace(MAXALIGN(sizeof(SnowflakeSharedState)));
-	RequestNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME, 2);
+
+	RequestAddinShmemSpace(add_size(add_size(snowflake_clock_shmem_size(),
+											 snowflake_generator_shmem_size()),
+									add_size(add_size(snowflake_hwm_shmem_size(),
+													  snowflake_clock_watcher_shmem_size()),
+											 snowflake_peers_shmem_size())));
+	RequestNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME, NUM_LOCKS);
 }
 
 /*
@@ -55,46 +59,33 @@ shmem_request(void)
 static void
 shmem_shutdown(int code, Datum arg)
 {
-	if (code != 0 || snowflake_state == NULL)
+	SnowflakeGeneratorStatus gen;
+
+	if (code != 0 || !shmem_ready)
 		return;
-	snowflake_hwm_save_at_shutdown(snowflake_state);
+	snowflake_generator_status(&gen);
+	if (gen.ids_issued > 0)
+		snowflake_hwm_save_at_shutdown(gen.last_slot);
 }
 
 static void
 shmem_startup(void)
 {
-	bool		found;
+	LWLockPadded *locks;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-
-	snowflake_state = ShmemInitStruct("snowflake",
-									  sizeof(SnowflakeSharedState),
-									  &found);
-	if (!found)
-	{
-		LWLockPadded *locks = GetNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME);
-
-		memset(snowflake_state, 0, sizeof(SnowflakeSharedState));
-		SpinLockInit(&snowflake_state->mutex);
-		snowflake_state->reserve_lock = &locks[0].lock;
-		snowflake_state->peers_lock = &locks[1].lock;
-		pg_atomic_init_u64(&snowflake_state->seq_exhaustions, 0);
-		pg_atomic_init_u64(&snowflake_state->clock_waits, 0);
-		pg_atomic_init_u64(&snowflake_state->clock_errors, 0);
-
-		/* tells this server apart from its peers (peers.c) */
-		if (!pg_strong_random(&snowflake_state->instance_token,
-							  sizeof(snowflake_state->instance_token)))
-			snowflake_state->instance_token = (int64) MyStartTime * 1000003 + MyProcPid;
-
-		/* start above every ID this data directory ever issued */
-		snowflake_hwm_load(snowflake_state);
-	}
-
+	locks = GetNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME);
+	snowflake_clock_shmem_init();
+	snowflake_generator_shmem_init();
+	/* after the generator: it raises it above the saved mark */
+	snowflake_hwm_shmem_init(&locks[LOCK_HWM].lock);
+	snowflake_clock_watcher_shmem_init();
+	snowflake_peers_shmem_init(&locks[LOCK_PEERS].lock);
 	LWLockRelease(AddinShmemInitLock);
+	shmem_ready = true;
 
 	/*
 	 * The postmaster (not a backend under EXEC_BACKEND) arranges to save
@@ -111,29 +102,33 @@ shmem_startup(void)
 void
 snowflake_shmem_install_hooks(void)
 {
-#if SNOWFLAKE_SHMEM_REQUEST_HOOK
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = shmem_request;
-#else
-	shmem_request();
-#endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = shmem_startup;
 }
 
 /*
- * Returns the shared state, or raises an error naming
- * shared_preload_libraries when the library was not preloaded.
+ * True once the shared state exists: the library was preloaded.
  */
-SnowflakeSharedState *
-snowflake_shared_state(void)
+bool
+snowflake_shmem_ready(void)
 {
-	if (unlikely(snowflake_state == NULL))
+	return shmem_ready;
+}
+
+/*
+ * Raises an error naming shared_preload_libraries when the library was not
+ * preloaded.
+ */
+void
+snowflake_require_shmem(void)
+{
+	if (unlikely(!shmem_ready))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("snowflake must be loaded via \"%s\"",
 						"shared_preload_libraries"),
 				 errhint("Add snowflake to \"%s\" and restart the server.",
 						 "shared_preload_libraries")));
-	return snowflake_state;
 }

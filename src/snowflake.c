@@ -7,7 +7,8 @@
  * functions must work in any backend, and CREATE EXTENSION or pg_restore
  * load the library to validate C functions.  Only when it runs in the
  * postmaster (shared_preload_libraries) does it check the layout, set up
- * shared memory and register the clock-watching worker.
+ * shared memory, the WAL resource manager and the DISCARD hook, and
+ * register the workers.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -41,14 +42,18 @@ _PG_init(void)
 
 	snowflake_shmem_install_hooks();
 	snowflake_wal_register();
+	snowflake_generator_install_hooks();
 
 	if (!IsUnderPostmaster)
 		snowflake_log_layout();
 
-	/* the worker is optional; pg_upgrade's server needs none */
-	if (snowflake_clock_check_interval > 0 && !IsBinaryUpgrade)
-		snowflake_register_worker();
-
-	if (snowflake_peers != NULL && snowflake_peers[0] != '\0' && !IsBinaryUpgrade)
-		snowflake_register_peer_worker();
+	/* the workers are optional; pg_upgrade's server needs none */
+	if (IsBinaryUpgrade)
+		return;
+	if (snowflake_clock_check_interval > 0)
+		snowflake_register_worker("snowflake clock watcher",
+								  "snowflake_clock_watcher_main", 1);
+	if (snowflake_peers != NULL && snowflake_peers[0] != '\0')
+		snowflake_register_worker("snowflake peer checker",
+								  "snowflake_peer_checker_main", 5);
 }

@@ -1,13 +1,76 @@
 /*-------------------------------------------------------------------------
  *
  * snowflake.h
- *	  Declarations shared by the files of the snowflake extension.
+ *	  Declarations shared by the files of the snowflake extension, and a
+ *	  map of the code for whoever reads it next.
  *
  * An ID is a non-negative int64 made of three fields, most significant
  * first: milliseconds since the configured epoch, the node ID and a
  * per-millisecond sequence.  The widths of the node and sequence fields are
  * server-start settings; the time field gets the remaining bits of the 63
  * below the sign bit.
+ *
+ * WHO OWNS WHAT
+ *
+ *	snowflake.c			_PG_init: settings, hooks, workers
+ *	guc.c				the snowflake.* settings and their checks
+ *	layout.c			the layout in force (one source of truth): fields,
+ *						slots, time conversions
+ *	clock.c				reading the clocks; the trusted time that ignores
+ *						forward jumps; steps seen [shared: clock state]
+ *	generator.c			allocation of IDs, snowflake_nextval/currval/reserve
+ *						[shared: the last slot issued, the reservation]
+ *	hwm.c				the durable high-water mark, pg_snowflake/state
+ *						[shared: the mark and its bookkeeping]
+ *	wal.c				the high-water mark in WAL, for standbys
+ *	shmem.c				shared memory hooks; calls each owner's init
+ *	bgworker.c			registration and main loop of our workers
+ *	clock_watcher.c		the clock-watcher worker's work [shared: its pid]
+ *	peer_checker.c		the peer-checker worker and snowflake_peers()
+ *						[shared: what it saw of each peer]
+ *	peer_client.c		one query to a peer, asynchronous, with timeouts
+ *	node_info.c			snowflake_node_info(), what peers ask us
+ *	status.c			snowflake_status(), from the owners' snapshots
+ *	type_io.c			the type's input, output and casts
+ *	operators.c			comparison, hash and min/max functions
+ *	time_ops.c			comparing IDs with times
+ *	planner_support.c	every planner support function
+ *	decode.c			taking IDs apart and building them
+ *	foreign_layouts.c	decoding other systems' IDs
+ *	uuid.c				the UUIDv7 bridge
+ *	records.c			row types of record-returning functions
+ *	compat.h			every difference between PostgreSQL versions
+ *
+ * Shared state is private to its owner; other files use the functions
+ * declared below.
+ *
+ * THE PATH OF ONE snowflake_nextval()
+ *
+ *	snowflake_nextval() (generator.c) checks that this server may generate
+ *	(preloaded, node ID set, no node-ID conflict reported by the peer
+ *	checker, not in recovery), reads the trusted time (clock.c), and in
+ *	one spinlock section takes the next slot: max(last slot + 1, now).  If
+ *	that slot lies beyond the durable reservation, it asks hwm.c to extend
+ *	it (write the file, fsync, log to WAL) and tries again; if it lies too
+ *	far ahead of the clock, it waits or fails by snowflake.clock_policy,
+ *	after releasing the spinlock.  The slot, with the node ID, is the ID
+ *	(layout.c).
+ *
+ * LOCKING RULES
+ *
+ *	- The generator's spinlock covers its last slot and reservation: a
+ *	  compare and an add per call.  Nothing is called, allocated, logged or
+ *	  waited for while it is held.  This is what makes IDs unique and
+ *	  increasing across backends.
+ *	- The high-water mark's LWLock serializes writers of the state file,
+ *	  who may do I/O while holding it; a writer publishes the new
+ *	  reservation to the generator (taking the spinlock briefly) only after
+ *	  the file is durable.  The spinlock is never held while taking it.
+ *	- The peer checker's LWLock covers what it saw of each peer; readers
+ *	  copy out under it.  The conflict flag is also read without it, as a
+ *	  hint, on the generator's path.
+ *	- The clock state is atomics only: what it holds decides which time an
+ *	  ID carries, never whether it is unique.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -23,14 +86,12 @@
 #include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "nodes/pg_list.h"
-#include "port/atomics.h"
 #include "storage/lwlock.h"
-#include "storage/spin.h"
 
 #include "compat.h"
 
 /* ----------
- * Bit layout limits
+ * The layout (layout.c)
  * ----------
  */
 #define SNOWFLAKE_ID_BITS			63	/* the sign bit is never used */
@@ -48,7 +109,10 @@
 #define SNOWFLAKE_PG_EPOCH_UNIX_MS	INT64CONST(946684800000)
 
 /*
- * The layout in force, derived from the GUCs by snowflake_get_layout().
+ * The layout in force, derived from snowflake.epoch, snowflake.node_bits
+ * and snowflake.sequence_bits.  A "slot" is an ID without its node field:
+ * time << seq_bits | sequence.  Slots of one node are consecutive
+ * integers, from 0 to max_slot, in the order of the IDs they make.
  */
 typedef struct SnowflakeLayout
 {
@@ -57,96 +121,30 @@ typedef struct SnowflakeLayout
 	int			seq_bits;
 	int			time_bits;		/* 63 - node_bits - seq_bits */
 	int			shift;			/* node_bits + seq_bits */
-	int64		max_ms;			/* largest representable time, ms after epoch */
+	int64		max_ms;			/* largest time field, ms after the epoch */
+	int64		max_slot;		/* max_ms << seq_bits | max_seq */
 	int32		max_node;
 	int32		max_seq;
 	bool		times_fit;		/* every time field fits a timestamptz */
 } SnowflakeLayout;
 
-/* snowflake.node_conflict */
-typedef enum SnowflakeConflictPolicy
-{
-	SNOWFLAKE_CONFLICT_REFUSE,	/* stop generating */
-	SNOWFLAKE_CONFLICT_WARN		/* only log */
-} SnowflakeConflictPolicy;
-
-#define SNOWFLAKE_MAX_PEERS			16
-#define SNOWFLAKE_PEER_NAME_LEN		128
-#define SNOWFLAKE_PEER_STATUS_LEN	160
-
-/* What the peer checker last saw of one peer (peers.c) */
-typedef struct SnowflakePeerStatus
-{
-	char		name[SNOWFLAKE_PEER_NAME_LEN];	/* host, port, dbname */
-	char		status[SNOWFLAKE_PEER_STATUS_LEN];
-	int			node_id;
-	bool		reachable;
-	bool		self;			/* the list names this very server */
-	bool		in_recovery;
-	bool		warned;			/* we logged that it conflicts with us */
-	int64		skew_ms;		/* its clock minus ours */
-	int64		rtt_ms;
-	int64		checked_at;		/* Unix ms, 0 if never */
-} SnowflakePeerStatus;
-
-/* Clock policies for snowflake.clock_policy */
-typedef enum SnowflakeClockPolicy
-{
-	SNOWFLAKE_CLOCK_BORROW,		/* run ahead of the clock, within a bound */
-	SNOWFLAKE_CLOCK_WAIT,		/* wait for the clock, within a bound */
-	SNOWFLAKE_CLOCK_ERROR		/* raise an error at once */
-} SnowflakeClockPolicy;
-
-/* ----------
- * GUC variables (guc.c)
- * ----------
- */
-extern int	snowflake_node_id;
-extern char *snowflake_epoch;
-extern int	snowflake_node_bits;
-extern int	snowflake_sequence_bits;
-extern int	snowflake_clock_policy;
-extern int	snowflake_max_borrow;
-extern int	snowflake_clock_wait_timeout;
-extern int	snowflake_reserve_ahead;
-extern int	snowflake_clock_check_interval;
-extern int	snowflake_clock_step_threshold;
-extern int	snowflake_epoch_warning_days;
-extern char *snowflake_peers;
-extern int	snowflake_peer_check_interval;
-extern int	snowflake_node_conflict;
-
-/* Unix ms of snowflake.epoch, kept up to date by its assign hook */
-extern int64 snowflake_epoch_ms;
-
-extern void snowflake_define_gucs(bool preloading);
-extern bool snowflake_parse_epoch(const char *str, int64 *unix_ms,
-								  const char **detail);
-extern bool snowflake_layout_is_valid(char **detail);
-extern void snowflake_check_startup_settings(void);
-
-/* ----------
- * Layout arithmetic (layout.c)
- * ----------
- */
-extern SnowflakeLayout snowflake_current_layout;
-extern bool snowflake_current_layout_ok;
 extern void snowflake_set_layout(int64 epoch_ms, int node_bits, int seq_bits);
-pg_noinline extern void snowflake_layout_error(void);
+extern const SnowflakeLayout *snowflake_layout_or_error(void);
 pg_noinline extern void snowflake_id_out_of_range(int64 id);
 
+extern const SnowflakeLayout *snowflake_current_layout;
+
 /*
- * Fills *layout with the layout in force, kept up to date by the GUC assign
- * hooks.  Raises an error when the widths leave too few time bits, which
- * can only happen in a backend that loaded the library without preloading
- * (the postmaster refuses to start with such settings).
+ * The layout in force.  Raises an error when the widths leave too few time
+ * bits, which can only happen in a backend that loaded the library without
+ * preloading (a server with such settings does not start).
  */
-static inline void
-snowflake_get_layout(SnowflakeLayout *layout)
+static inline const SnowflakeLayout *
+snowflake_layout(void)
 {
-	if (unlikely(!snowflake_current_layout_ok))
-		snowflake_layout_error();
-	*layout = snowflake_current_layout;
+	if (likely(snowflake_current_layout != NULL))
+		return snowflake_current_layout;
+	return snowflake_layout_or_error();
 }
 
 /*
@@ -159,99 +157,145 @@ snowflake_check_id(int64 id)
 	if (unlikely(id < 0))
 		snowflake_id_out_of_range(id);
 }
+
+/* The ID of a slot on a node; the caller has checked the ranges. */
+static inline int64
+snowflake_slot_to_id(const SnowflakeLayout *layout, int64 slot, int32 node)
+{
+	return ((slot >> layout->seq_bits) << layout->shift) |
+		((int64) node << layout->seq_bits) |
+		(slot & layout->max_seq);
+}
+
+/* The largest ID of a millisecond, whatever the node: its whole range. */
+static inline int64
+snowflake_last_id_of_ms(const SnowflakeLayout *layout, int64 ms)
+{
+	return (ms << layout->shift) | ((INT64CONST(1) << layout->shift) - 1);
+}
+
 extern int64 snowflake_compose(const SnowflakeLayout *layout,
 							   int64 ms, int32 node, int32 seq);
 extern TimestampTz snowflake_ms_to_timestamptz(const SnowflakeLayout *layout,
 											   int64 ms);
 extern int64 snowflake_timestamptz_to_ms(const SnowflakeLayout *layout,
 										 TimestampTz ts);
-extern int64 snowflake_unix_ms_now(void);
-extern int64 snowflake_monotonic_ms(void);
 extern TimestampTz snowflake_unix_ms_to_timestamptz(int64 unix_ms);
 extern const char *snowflake_unix_ms_to_str(int64 unix_ms);
 extern void snowflake_check_lifetime(void);
 extern void snowflake_log_layout(void);
 
 /* ----------
- * Shared memory (shmem.c)
- *
- * One SnowflakeSharedState per server.  Locking rules:
- *
- * - mutex (a spinlock) protects every plain field below it.  It is held only
- *	 to compare, copy and bump a few integers: no function calls, no
- *	 allocation, no errors, no waits.
- * - reserve_lock (an LWLock) serializes writers of the high-water mark file;
- *	 whoever holds it may do I/O, then publishes the new reservation under
- *	 mutex.  It is never taken while mutex is held.
- * - peers_lock (an LWLock) protects the peer checker's fields, strings and
- *	 all, so that copying them never holds up the generator's mutex.
- *	 node_conflict is also read without it, as a hint: a reader that sees
- *	 it set takes the lock for the details.
- * - The pg_atomic_uint64 counters are updated without either lock.
+ * Settings (guc.c)
  * ----------
  */
-typedef struct SnowflakeSharedState
+
+/* snowflake.clock_policy */
+typedef enum SnowflakeClockPolicy
 {
-	slock_t		mutex;
+	SNOWFLAKE_CLOCK_BORROW,		/* run ahead of the clock, within a bound */
+	SNOWFLAKE_CLOCK_WAIT,		/* wait for the clock, within a bound */
+	SNOWFLAKE_CLOCK_ERROR		/* fail at once on a step back */
+} SnowflakeClockPolicy;
 
-	/*
-	 * generator: the last ID issued, without its node field, as a "slot"
-	 * (time field << sequence_bits | sequence).  Slots are consecutive
-	 * integers, so the next ID's slot is last_slot + 1, or the current
-	 * millisecond's first slot if the clock is past it.  -1: none yet.
-	 */
-	int64		last_slot;
+/* snowflake.node_conflict */
+typedef enum SnowflakeConflictPolicy
+{
+	SNOWFLAKE_CONFLICT_REFUSE,	/* stop generating */
+	SNOWFLAKE_CONFLICT_WARN		/* only log */
+} SnowflakeConflictPolicy;
 
-	/*
-	 * IDs may be issued with time fields up to reserved_ms: a high-water
-	 * mark covering them is durable on disk.  -1 means nothing is reserved.
-	 */
-	int64		reserved_ms;
+extern int	snowflake_node_id;
+extern char *snowflake_epoch;
+extern int	snowflake_node_bits;
+extern int	snowflake_sequence_bits;
+extern int	snowflake_clock_policy;
+extern int	snowflake_max_borrow;
+extern int	snowflake_clock_wait_timeout;
+extern int	snowflake_reserve_ahead;
+extern int	snowflake_clock_check_interval;
+extern int	snowflake_clock_step_threshold;
+extern int	snowflake_max_clock_jump;
+extern int	snowflake_clock_jump_hold;
+extern int	snowflake_epoch_warning_days;
+extern char *snowflake_peers;
+extern int	snowflake_peer_check_interval;
+extern int	snowflake_peer_timeout;
+extern int	snowflake_node_conflict;
 
-	uint64		ids_issued;		/* since server start */
-	int64		max_lead_ms;	/* largest lead over the clock ever used */
+extern void snowflake_define_gucs(bool preloading);
+extern bool snowflake_parse_epoch(const char *str, int64 *unix_ms,
+								  const char **detail);
+extern bool snowflake_layout_is_valid(char **detail);
+extern void snowflake_check_startup_settings(void);
 
-	/* high-water mark bookkeeping, written by holders of reserve_lock */
-	int64		hwm_id;			/* every ID ever issued is <= this; -1: none */
-	int64		hwm_written_at; /* Unix ms of the last write, 0 if none */
-	uint64		hwm_writes;		/* since server start */
-	uint64		hwm_backend_writes; /* of those, made by backends (which waited) */
-	bool		hwm_refused;	/* the file was unreadable: refuse to generate */
-	char		hwm_problem[256];	/* why, for the error message */
+/* ----------
+ * Clocks (clock.c)
+ * ----------
+ */
+extern Size snowflake_clock_shmem_size(void);
+extern void snowflake_clock_shmem_init(void);
+extern int64 snowflake_clock_now_ms(void);
+extern int64 snowflake_wall_clock_ms(void);
+extern int64 snowflake_monotonic_ms(void);
+extern void snowflake_clock_check(void);
+extern void snowflake_clock_trust_up_to(int64 unix_ms);
 
-	/* clock watcher (worker.c), written by the worker */
-	int			worker_pid;		/* 0 when not running */
-	int64		worker_checked_at;	/* Unix ms of its last check, 0 if none */
-	uint64		clock_steps_back;
+typedef struct SnowflakeClockStatus
+{
+	uint64		steps_back;
 	int64		largest_step_back_ms;
-	uint64		clock_jumps_forward;
+	uint64		jumps_forward;	/* accepted, at once or after the hold */
 	int64		largest_jump_forward_ms;
+	uint64		jumps_ignored;	/* ended while held: never used */
+	int64		held_ms;		/* wall clock ahead of the time in use; 0 */
+} SnowflakeClockStatus;
 
-	/* peer checker (peers.c): written by the peer worker under peers_lock */
-	int64		instance_token; /* random, set at start, then constant */
-	bool		node_conflict;	/* another server has our node ID */
-	char		node_conflict_detail[SNOWFLAKE_PEER_NAME_LEN + 128];
-	int			npeers;
-	SnowflakePeerStatus peers[SNOWFLAKE_MAX_PEERS];
-
-	LWLock	   *reserve_lock;
-	LWLock	   *peers_lock;
-
-	pg_atomic_uint64 seq_exhaustions;	/* calls that found their ms used up */
-	pg_atomic_uint64 clock_waits;	/* calls that waited for the clock */
-	pg_atomic_uint64 clock_errors;	/* calls that gave up on the clock */
-} SnowflakeSharedState;
-
-extern SnowflakeSharedState *snowflake_state;
-
-extern void snowflake_shmem_install_hooks(void);
-extern SnowflakeSharedState *snowflake_shared_state(void);
+extern void snowflake_clock_status(SnowflakeClockStatus *status);
 
 /* ----------
  * Generator (generator.c)
  * ----------
  */
-extern int64 snowflake_generate(void);
+extern Size snowflake_generator_shmem_size(void);
+extern void snowflake_generator_shmem_init(void);
+extern void snowflake_generator_install_hooks(void);
+extern void snowflake_generator_resume_above(int64 ms);
+extern void snowflake_generator_allow_up_to(int64 ms);
+extern void snowflake_generator_renew(void);
+
+typedef struct SnowflakeGeneratorStatus
+{
+	int64		last_slot;		/* -1 if none issued since start */
+	int64		reserved_ms;	/* -1 if nothing reserved */
+	uint64		ids_issued;
+	int64		max_lead_ms;
+	uint64		seq_exhaustions;
+	uint64		clock_waits;
+	uint64		clock_errors;
+} SnowflakeGeneratorStatus;
+
+extern void snowflake_generator_status(SnowflakeGeneratorStatus *status);
+
+/*
+ * How far a call may let IDs run ahead of the clock at once, and how long
+ * it may then wait for the clock to catch up, under the clock policy in
+ * force (see the README's "When the clock steps back").
+ */
+static inline int64
+snowflake_allowed_lead_ms(void)
+{
+	return snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW ?
+		snowflake_max_borrow : 0;
+}
+
+static inline int64
+snowflake_max_wait_ms(void)
+{
+	if (snowflake_clock_policy == SNOWFLAKE_CLOCK_ERROR)
+		return Min(snowflake_clock_step_threshold, snowflake_clock_wait_timeout);
+	return snowflake_clock_wait_timeout;
+}
 
 /* ----------
  * Durable high-water mark (hwm.c)
@@ -260,45 +304,72 @@ extern int64 snowflake_generate(void);
 #define SNOWFLAKE_STATE_DIR		"pg_snowflake"
 #define SNOWFLAKE_STATE_FILE	SNOWFLAKE_STATE_DIR "/state"
 
-extern void snowflake_hwm_load(SnowflakeSharedState *state);
+extern Size snowflake_hwm_shmem_size(void);
+extern void snowflake_hwm_shmem_init(LWLock *lock);
+extern int64 snowflake_reservation_target(int64 ms, int64 now_ms);
+extern bool snowflake_hwm_extend(int64 needed_ms, int64 target_ms,
+								 bool conditional, int elevel);
 extern void snowflake_hwm_redo(int64 hwm_id);
-extern void snowflake_hwm_save_at_shutdown(SnowflakeSharedState *state);
-extern bool snowflake_extend_reservation(SnowflakeSharedState *state,
-										 int64 needed_ms, bool conditional,
-										 int elevel);
+extern void snowflake_hwm_save_at_shutdown(int64 last_slot);
 
-/*
- * How far past the IDs it must cover a new reservation reaches, given how
- * far ahead of the clock those IDs are (lead_ms).  Normally half of
- * snowflake.reserve_ahead (W), so that one write serves many IDs.  When IDs
- * already run more than W ahead (generation resumed at the reservation
- * after a crash, or a burst borrows future milliseconds), W/8 and at most
- * 250 ms: borrowing at full speed then costs a few writes a second, and a
- * string of crashes cannot push IDs further ahead each time, because a
- * restart takes longer than that.  Inline: the hot path asks it per call.
- */
-#define SNOWFLAKE_AHEAD_HEADROOM_MAX_MS	250
-
-static inline int64
-snowflake_reservation_headroom(int64 lead_ms)
+typedef struct SnowflakeHwmStatus
 {
-	if (lead_ms <= snowflake_reserve_ahead)
-		return snowflake_reserve_ahead / 2;
-	return Min(snowflake_reserve_ahead / 8, SNOWFLAKE_AHEAD_HEADROOM_MAX_MS);
-}
+	int64		hwm_id;			/* -1 if none */
+	int64		written_at;		/* Unix ms, 0 if never */
+	uint64		writes;
+	uint64		backend_writes;
+	const char *problem;		/* why generation is refused, or NULL */
+} SnowflakeHwmStatus;
+
+extern void snowflake_hwm_status(SnowflakeHwmStatus *status);
 
 /* ----------
  * WAL (wal.c)
- *
- * The custom WAL resource manager ID of the high-water mark records.  IDs
- * from 128 up are for extensions; each should be reserved on the
- * PostgreSQL wiki page "CustomWALResourceManagers".
  * ----------
  */
-#define SNOWFLAKE_RMGR_ID		142
-
 extern void snowflake_wal_register(void);
 extern void snowflake_wal_log_hwm(int64 hwm_id);
+
+/* ----------
+ * Shared memory (shmem.c)
+ * ----------
+ */
+extern void snowflake_shmem_install_hooks(void);
+extern bool snowflake_shmem_ready(void);
+extern void snowflake_require_shmem(void);
+
+/* ----------
+ * Background workers (bgworker.c, clock_watcher.c, peer_checker.c)
+ * ----------
+ */
+typedef struct SnowflakeWorker
+{
+	const char *name;			/* bgw_name and bgw_type */
+	const char *wait_event;		/* its wait event between ticks */
+	int			(*interval_ms) (void);	/* time between ticks */
+	void		(*start) (void);	/* once, before the first tick */
+	void		(*tick) (void);	/* one bounded unit of work */
+	void		(*reload) (void);	/* after the configuration was reread */
+	void		(*stop) (void);	/* once, when asked to stop */
+} SnowflakeWorker;
+
+extern void snowflake_register_worker(const char *name, const char *function,
+									  int restart_seconds);
+pg_noreturn extern void snowflake_worker_run(const SnowflakeWorker *worker);
+extern bool snowflake_am_worker;
+
+extern Size snowflake_clock_watcher_shmem_size(void);
+extern void snowflake_clock_watcher_shmem_init(void);
+extern void snowflake_clock_watcher_status(int *pid, int64 *checked_at);
+PGDLLEXPORT void snowflake_clock_watcher_main(Datum main_arg);
+
+extern Size snowflake_peers_shmem_size(void);
+extern void snowflake_peers_shmem_init(LWLock *lock);
+extern bool snowflake_peers_conflict(char *detail, size_t len);
+extern bool snowflake_parse_peers(const char *value, List **result,
+								  char **error, bool *legacy);
+extern int64 snowflake_instance_token(void);
+PGDLLEXPORT void snowflake_peer_checker_main(Datum main_arg);
 
 /* ----------
  * Result rows of record-returning functions (records.c)
@@ -336,20 +407,5 @@ snowflake_commute(TimeComparison cmp)
 			return cmp;
 	}
 }
-
-/* ----------
- * Background worker (worker.c)
- * ----------
- */
-extern bool snowflake_am_worker;
-extern void snowflake_register_worker(void);
-PGDLLEXPORT void snowflake_worker_main(Datum main_arg);
-
-/* ----------
- * Peer checker (peers.c)
- * ----------
- */
-extern void snowflake_register_peer_worker(void);
-PGDLLEXPORT void snowflake_peer_worker_main(Datum main_arg);
 
 #endif							/* SNOWFLAKE_H */

@@ -4,8 +4,11 @@
  *	  snowflake_status(): one row that tells an operator the state of the
  *	  generator, its clock, its high-water mark and its worker.
  *
- * The shared fields are copied under the spinlock in one go, so the row is
- * a consistent snapshot; everything derived from them is computed after.
+ * Each owner hands out a consistent snapshot of its own state (generator,
+ * high-water mark, clock, clock watcher, peer checker); this file only
+ * puts them side by side and derives the rest.  It fills the columns its
+ * SQL declaration has: 27 in version 1.4, 29 from 1.5, so that the
+ * library works under both until ALTER EXTENSION ... UPDATE.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -26,7 +29,8 @@
 
 PG_FUNCTION_INFO_V1(snowflake_status);
 
-#define STATUS_COLUMNS 27
+#define STATUS_COLUMNS_1_4	27
+#define STATUS_COLUMNS		29
 
 static const char *
 policy_name(int policy)
@@ -50,103 +54,113 @@ policy_name(int policy)
 static Datum
 unix_ms_datum(int64 unix_ms, bool *isnull)
 {
-	if (unix_ms == 0)
+	TimestampTz ts;
+
+	if (unix_ms == 0 || unix_ms < -(INT64CONST(1) << 52) || unix_ms > (INT64CONST(1) << 52))
 	{
 		*isnull = true;
 		return (Datum) 0;
 	}
-	return TimestampTzGetDatum(snowflake_unix_ms_to_timestamptz(unix_ms));
+	ts = (unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS) * 1000;
+	if (!IS_VALID_TIMESTAMP(ts))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	return TimestampTzGetDatum(ts);
+}
+
+/*
+ * The first reason snowflake_nextval() would fail right now, or NULL.
+ */
+static const char *
+current_problem(const SnowflakeLayout *layout,
+				const SnowflakeGeneratorStatus *gen,
+				const SnowflakeHwmStatus *mark, int64 now_unix_ms,
+				int64 lead_ms)
+{
+	char		conflict[256];
+
+	if (snowflake_node_id < 0)
+		return psprintf(_("\"%s\" is not set"), "snowflake.node_id");
+	if (mark->problem)
+		return mark->problem;
+	if (snowflake_peers_conflict(conflict, sizeof(conflict)) &&
+		snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
+		return psprintf(_("node ID conflict: %s"), conflict);
+	if (RecoveryInProgress())
+		return _("the server is in recovery");
+	if (now_unix_ms < layout->epoch_ms)
+		return _("the system clock is before the epoch");
+	if (now_unix_ms - layout->epoch_ms > layout->max_ms ||
+		gen->last_slot >= layout->max_slot)
+		return _("the time bits of the layout are exhausted");
+	if (lead_ms > snowflake_allowed_lead_ms() + snowflake_max_wait_ms())
+		return psprintf(_("the generator is %lld ms ahead of the system clock"),
+						(long long) lead_ms);
+	return NULL;
 }
 
 /*
  * snowflake_status() RETURNS record; see the install script for the
- * columns and the README for what each means.
+ * columns and the documentation for what each means.
  */
 Datum
 snowflake_status(PG_FUNCTION_ARGS)
 {
-	SnowflakeSharedState *state = snowflake_shared_state();
-	SnowflakeSharedState snap;
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout = snowflake_layout();
+	SnowflakeGeneratorStatus gen;
+	SnowflakeHwmStatus mark;
+	SnowflakeClockStatus clock;
 	TupleDesc	tupdesc;
 	Datum		values[STATUS_COLUMNS];
 	bool		nulls[STATUS_COLUMNS];
-	int64		now_ms;
+	int			natts;
+	int64		now_unix_ms;
 	int64		last_ms;
-	int64		lead_ms;
-	const char *problem = NULL;
+	int64		lead_ms = 0;
+	int			worker_pid;
+	int64		worker_checked_at;
+	const char *problem;
 	int			i = 0;
 
-	tupdesc = snowflake_result_tupdesc(fcinfo, STATUS_COLUMNS);
+	snowflake_require_shmem();
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	natts = tupdesc->natts == STATUS_COLUMNS_1_4 ? STATUS_COLUMNS_1_4 : STATUS_COLUMNS;
+	tupdesc = snowflake_result_tupdesc(fcinfo, natts);
 
-	snowflake_get_layout(&layout);
+	snowflake_generator_status(&gen);
+	snowflake_hwm_status(&mark);
+	snowflake_clock_status(&clock);
+	snowflake_clock_watcher_status(&worker_pid, &worker_checked_at);
 
-	/* a consistent snapshot of the fields under the spinlock */
-	SpinLockAcquire(&state->mutex);
-	snap.last_slot = state->last_slot;
-	snap.ids_issued = state->ids_issued;
-	snap.max_lead_ms = state->max_lead_ms;
-	snap.hwm_id = state->hwm_id;
-	snap.hwm_written_at = state->hwm_written_at;
-	snap.hwm_writes = state->hwm_writes;
-	snap.hwm_backend_writes = state->hwm_backend_writes;
-	snap.hwm_refused = state->hwm_refused;
-	snap.worker_pid = state->worker_pid;
-	snap.worker_checked_at = state->worker_checked_at;
-	snap.clock_steps_back = state->clock_steps_back;
-	snap.largest_step_back_ms = state->largest_step_back_ms;
-	snap.clock_jumps_forward = state->clock_jumps_forward;
-	snap.largest_jump_forward_ms = state->largest_jump_forward_ms;
-	SpinLockRelease(&state->mutex);
-
-	last_ms = snap.last_slot >> layout.seq_bits;
-	now_ms = snowflake_unix_ms_now() - layout.epoch_ms;
-	lead_ms = Max(last_ms - now_ms, 0);
-
-	/* the first reason snowflake_nextval() would fail right now, if any */
-	if (snowflake_node_id < 0)
-		problem = psprintf("\"%s\" is not set", "snowflake.node_id");
-	else if (snap.hwm_refused)
-		problem = state->hwm_problem;	/* set at startup, never changed */
-	else if (state->node_conflict &&
-			 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
-	{
-		LWLockAcquire(state->peers_lock, LW_SHARED);
-		problem = psprintf("node ID conflict: %s", state->node_conflict_detail);
-		LWLockRelease(state->peers_lock);
-	}
-	else if (RecoveryInProgress())
-		problem = "the server is in recovery";
-	else if (now_ms > layout.max_ms ||
-			 snap.last_slot >= ((layout.max_ms << layout.seq_bits) | layout.max_seq))
-		problem = "the time bits of the layout are exhausted";
-	else if (lead_ms > (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW ?
-						snowflake_max_borrow : 0) + snowflake_clock_wait_timeout)
-		problem = psprintf("the system clock is " INT64_FORMAT " ms behind the generator",
-						   lead_ms);
+	now_unix_ms = snowflake_clock_now_ms();
+	last_ms = gen.last_slot >= 0 ? gen.last_slot >> layout->seq_bits : -1;
+	if (gen.last_slot >= 0)
+		lead_ms = Max(last_ms - (now_unix_ms - layout->epoch_ms), 0);
+	problem = current_problem(layout, &gen, &mark, now_unix_ms, lead_ms);
 
 	memset(nulls, 0, sizeof(nulls));
 
 	/* identity and layout */
-	if (snowflake_node_id >= 0)
-		values[i++] = Int32GetDatum(snowflake_node_id);
-	else
-		nulls[i++] = true;
-	values[i++] = TimestampTzGetDatum(snowflake_unix_ms_to_timestamptz(layout.epoch_ms));
-	values[i++] = Int32GetDatum(layout.time_bits);
-	values[i++] = Int32GetDatum(layout.node_bits);
-	values[i++] = Int32GetDatum(layout.seq_bits);
-	values[i] = unix_ms_datum(layout.epoch_ms + layout.max_ms + 1, &nulls[i]);
+	values[i] = Int32GetDatum(snowflake_node_id);
+	nulls[i++] = snowflake_node_id < 0;
+	values[i] = unix_ms_datum(layout->epoch_ms, &nulls[i]);
+	i++;
+	values[i++] = Int32GetDatum(layout->time_bits);
+	values[i++] = Int32GetDatum(layout->node_bits);
+	values[i++] = Int32GetDatum(layout->seq_bits);
+	values[i] = unix_ms_datum(layout->epoch_ms + layout->max_ms + 1, &nulls[i]);
 	i++;
 	values[i++] = CStringGetTextDatum(policy_name(snowflake_clock_policy));
 
 	/* generation */
-	if (snap.ids_issued > 0 && snowflake_node_id >= 0)
+	if (gen.ids_issued > 0 && snowflake_node_id >= 0)
 	{
-		values[i++] = Int64GetDatum(snowflake_compose(&layout, last_ms,
-													  snowflake_node_id,
-													  (int32) (snap.last_slot & layout.max_seq)));
-		values[i] = unix_ms_datum(layout.epoch_ms + last_ms, &nulls[i]);
+		values[i++] = Int64GetDatum(snowflake_slot_to_id(layout, gen.last_slot,
+														 snowflake_node_id));
+		values[i] = unix_ms_datum(layout->epoch_ms + last_ms, &nulls[i]);
 		i++;
 	}
 	else
@@ -154,24 +168,25 @@ snowflake_status(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	values[i++] = Int64GetDatum((int64) snap.ids_issued);
-	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&state->seq_exhaustions));
-	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&state->clock_waits));
-	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&state->clock_errors));
+	values[i++] = Int64GetDatum((int64) gen.ids_issued);
+	values[i++] = Int64GetDatum((int64) gen.seq_exhaustions);
+	values[i++] = Int64GetDatum((int64) gen.clock_waits);
+	values[i++] = Int64GetDatum((int64) gen.clock_errors);
 	values[i++] = Int64GetDatum(lead_ms);
-	values[i++] = Int64GetDatum(snap.max_lead_ms);
+	values[i++] = Int64GetDatum(gen.max_lead_ms);
 
-	/* clock steps seen by the worker */
-	values[i++] = Int64GetDatum((int64) snap.clock_steps_back);
-	values[i++] = Int64GetDatum(snap.largest_step_back_ms);
-	values[i++] = Int64GetDatum((int64) snap.clock_jumps_forward);
-	values[i++] = Int64GetDatum(snap.largest_jump_forward_ms);
+	/* what the clock did */
+	values[i++] = Int64GetDatum((int64) clock.steps_back);
+	values[i++] = Int64GetDatum(clock.largest_step_back_ms);
+	values[i++] = Int64GetDatum((int64) clock.jumps_forward);
+	values[i++] = Int64GetDatum(clock.largest_jump_forward_ms);
 
 	/* durable high-water mark */
-	if (snap.hwm_id >= 0)
+	if (mark.hwm_id >= 0)
 	{
-		values[i++] = Int64GetDatum(snap.hwm_id);
-		values[i] = unix_ms_datum(layout.epoch_ms + (snap.hwm_id >> layout.shift),
+		values[i++] = Int64GetDatum(mark.hwm_id);
+		values[i] = unix_ms_datum(layout->epoch_ms +
+								  Min(mark.hwm_id >> layout->shift, layout->max_ms),
 								  &nulls[i]);
 		i++;
 	}
@@ -180,25 +195,27 @@ snowflake_status(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	values[i] = unix_ms_datum(snap.hwm_written_at, &nulls[i]);
+	values[i] = unix_ms_datum(mark.written_at, &nulls[i]);
 	i++;
-	values[i++] = Int64GetDatum((int64) snap.hwm_writes);
-	values[i++] = Int64GetDatum((int64) snap.hwm_backend_writes);
+	values[i++] = Int64GetDatum((int64) mark.writes);
+	values[i++] = Int64GetDatum((int64) mark.backend_writes);
 
 	/* worker */
-	if (snap.worker_pid != 0)
-		values[i++] = Int32GetDatum(snap.worker_pid);
-	else
-		nulls[i++] = true;
-	values[i] = unix_ms_datum(snap.worker_checked_at, &nulls[i]);
+	values[i] = Int32GetDatum(worker_pid);
+	nulls[i++] = worker_pid == 0;
+	values[i] = unix_ms_datum(worker_checked_at, &nulls[i]);
 	i++;
 
-	if (problem)
-		values[i++] = CStringGetTextDatum(problem);
-	else
-		nulls[i++] = true;
+	values[i] = problem ? CStringGetTextDatum(problem) : (Datum) 0;
+	nulls[i++] = problem == NULL;
 
-	Assert(i == STATUS_COLUMNS);
+	/* since 1.5: forward jumps held back */
+	if (natts == STATUS_COLUMNS)
+	{
+		values[i++] = Int64GetDatum(clock.held_ms);
+		values[i++] = Int64GetDatum((int64) clock.jumps_ignored);
+	}
 
+	Assert(i == natts);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

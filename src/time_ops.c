@@ -143,10 +143,10 @@ range_id_bounds(FunctionCallInfo fcinfo, const SnowflakeLayout *layout,
 Datum
 snowflake_last_id_before(PG_FUNCTION_ARGS)
 {
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 
-	snowflake_get_layout(&layout);
-	PG_RETURN_INT64(last_id_before(&layout, PG_GETARG_TIMESTAMPTZ(0)));
+	layout = snowflake_layout();
+	PG_RETURN_INT64(last_id_before(layout, PG_GETARG_TIMESTAMPTZ(0)));
 }
 
 /*
@@ -155,10 +155,10 @@ snowflake_last_id_before(PG_FUNCTION_ARGS)
 Datum
 snowflake_last_id_at(PG_FUNCTION_ARGS)
 {
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 
-	snowflake_get_layout(&layout);
-	PG_RETURN_INT64(last_id_at(&layout, PG_GETARG_TIMESTAMPTZ(0)));
+	layout = snowflake_layout();
+	PG_RETURN_INT64(last_id_at(layout, PG_GETARG_TIMESTAMPTZ(0)));
 }
 
 /*
@@ -168,12 +168,12 @@ snowflake_last_id_at(PG_FUNCTION_ARGS)
 Datum
 snowflake_last_id_before_range(PG_FUNCTION_ARGS)
 {
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	int64		below;
 	int64		upto;
 
-	snowflake_get_layout(&layout);
-	range_id_bounds(fcinfo, &layout, PG_GETARG_RANGE_P(0), &below, &upto);
+	layout = snowflake_layout();
+	range_id_bounds(fcinfo, layout, PG_GETARG_RANGE_P(0), &below, &upto);
 	PG_RETURN_INT64(below);
 }
 
@@ -184,12 +184,12 @@ snowflake_last_id_before_range(PG_FUNCTION_ARGS)
 Datum
 snowflake_last_id_in_range(PG_FUNCTION_ARGS)
 {
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	int64		below;
 	int64		upto;
 
-	snowflake_get_layout(&layout);
-	range_id_bounds(fcinfo, &layout, PG_GETARG_RANGE_P(0), &below, &upto);
+	layout = snowflake_layout();
+	range_id_bounds(fcinfo, layout, PG_GETARG_RANGE_P(0), &below, &upto);
 	PG_RETURN_INT64(upto);
 }
 
@@ -224,10 +224,10 @@ compare_id_time(const SnowflakeLayout *layout, int64 id, TimestampTz ts,
 static inline Datum
 id_time_comparison(int64 id, TimestampTz ts, TimeComparison cmp)
 {
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 
-	snowflake_get_layout(&layout);
-	PG_RETURN_BOOL(compare_id_time(&layout, id, ts, cmp));
+	layout = snowflake_layout();
+	PG_RETURN_BOOL(compare_id_time(layout, id, ts, cmp));
 }
 
 #define TIME_COMPARISON(name, cmp) \
@@ -255,12 +255,12 @@ TIME_COMPARISON(snowflake_time_ge, TC_GE)
 static Datum
 id_in_range(FunctionCallInfo fcinfo, int64 id, RangeType *range)
 {
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	int64		below;
 	int64		upto;
 
-	snowflake_get_layout(&layout);
-	range_id_bounds(fcinfo, &layout, range, &below, &upto);
+	layout = snowflake_layout();
+	range_id_bounds(fcinfo, layout, range, &below, &upto);
 	PG_RETURN_BOOL(id > below && id <= upto);
 }
 

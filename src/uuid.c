@@ -44,7 +44,7 @@ Datum
 snowflake_to_uuid(PG_FUNCTION_ARGS)
 {
 	int64		id = PG_GETARG_INT64(0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	pg_uuid_t  *uuid = (pg_uuid_t *) palloc(sizeof(pg_uuid_t));
 	int64		unix_ms;
 	uint64		low;
@@ -52,20 +52,21 @@ snowflake_to_uuid(PG_FUNCTION_ARGS)
 	uint64		rand_b;
 
 	snowflake_check_id(id);
-	snowflake_get_layout(&layout);
+	layout = snowflake_layout();
 
-	unix_ms = layout.epoch_ms + (id >> layout.shift);
+	unix_ms = layout->epoch_ms + (id >> layout->shift);
 	if (unix_ms >= (INT64CONST(1) << UUID_UNIX_MS_BITS))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("snowflake ID " INT64_FORMAT " is too late for a UUIDv7 timestamp", id)));
+				 errmsg("snowflake ID %lld is too late for a UUIDv7 timestamp",
+						(long long) id)));
 
 	/* node and sequence, left-aligned in the 74 payload bits */
-	low = (uint64) id & ((UINT64CONST(1) << layout.shift) - 1);
-	rand_a = low >> (layout.shift - Min(layout.shift, 12));
-	rand_a <<= 12 - Min(layout.shift, 12);
-	rand_b = layout.shift > 12 ?
-		(low & ((UINT64CONST(1) << (layout.shift - 12)) - 1)) << (62 - (layout.shift - 12)) :
+	low = (uint64) id & ((UINT64CONST(1) << layout->shift) - 1);
+	rand_a = low >> (layout->shift - Min(layout->shift, 12));
+	rand_a <<= 12 - Min(layout->shift, 12);
+	rand_b = layout->shift > 12 ?
+		(low & ((UINT64CONST(1) << (layout->shift - 12)) - 1)) << (62 - (layout->shift - 12)) :
 		0;
 
 	for (int i = 0; i < 6; i++)
@@ -86,7 +87,7 @@ Datum
 snowflake_from_uuid(PG_FUNCTION_ARGS)
 {
 	pg_uuid_t  *uuid = PG_GETARG_UUID_P(0);
-	SnowflakeLayout layout;
+	const SnowflakeLayout *layout;
 	int64		unix_ms = 0;
 	int64		ms;
 	uint64		rand_a;
@@ -107,17 +108,17 @@ snowflake_from_uuid(PG_FUNCTION_ARGS)
 	for (int i = 9; i < 16; i++)
 		rand_b = (rand_b << 8) | uuid->data[i];
 
-	snowflake_get_layout(&layout);
+	layout = snowflake_layout();
 
 	/* the 74 payload bits as rand_a:rand_b; node and sequence lead */
-	if (layout.shift <= 12)
+	if (layout->shift <= 12)
 	{
-		low = rand_a >> (12 - layout.shift);
-		rest = (rand_a & ((UINT64CONST(1) << (12 - layout.shift)) - 1)) | rand_b;
+		low = rand_a >> (12 - layout->shift);
+		rest = (rand_a & ((UINT64CONST(1) << (12 - layout->shift)) - 1)) | rand_b;
 	}
 	else
 	{
-		int			from_b = layout.shift - 12;
+		int			from_b = layout->shift - 12;
 
 		low = (rand_a << from_b) | (rand_b >> (62 - from_b));
 		rest = rand_b & ((UINT64CONST(1) << (62 - from_b)) - 1);
@@ -129,15 +130,15 @@ snowflake_from_uuid(PG_FUNCTION_ARGS)
 				 errdetail("Its bits after the node and sequence fields are not zero, as they are in UUIDs made by snowflake_to_uuid()."),
 				 errhint("For the first ID of its millisecond, use snowflake_from_timestamp() on the UUID's time.")));
 
-	ms = unix_ms - layout.epoch_ms;
-	if (ms < 0 || ms > layout.max_ms)
+	ms = unix_ms - layout->epoch_ms;
+	if (ms < 0 || ms > layout->max_ms)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("UUID timestamp %s is outside the snowflake time range",
 						snowflake_unix_ms_to_str(unix_ms)),
 				 errdetail("Snowflake IDs represent times from %s to before %s.",
-						   snowflake_unix_ms_to_str(layout.epoch_ms),
-						   snowflake_unix_ms_to_str(layout.epoch_ms + layout.max_ms + 1))));
+						   snowflake_unix_ms_to_str(layout->epoch_ms),
+						   snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
 
-	PG_RETURN_INT64((ms << layout.shift) | (int64) low);
+	PG_RETURN_INT64((ms << layout->shift) | (int64) low);
 }

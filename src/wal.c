@@ -2,14 +2,14 @@
  *
  * wal.c
  *	  Carries the high-water mark to standbys through WAL, with a custom
- *	  WAL resource manager (PostgreSQL 15 and later).
+ *	  WAL resource manager.
  *
  * Every new reservation (hwm.c) is written to WAL as one small record and
  * flushed before any ID it covers is issued.  A standby replays it: it
- * writes the bound into its own pg_snowflake/state and raises its shared
- * state, so that after promotion it resumes above every ID the old primary
- * could have issued, even with its clock behind.  Crash recovery of a
- * primary replays the same records, harmlessly.
+ * writes the mark into its own pg_snowflake/state and raises its
+ * generator, so that after promotion it resumes above every ID the old
+ * primary could have issued, even with its clock behind.  Crash recovery
+ * of a primary replays the same records, harmlessly.
  *
  * The record precedes, in WAL order, the commit record of any transaction
  * that used an ID it covers.  So with synchronous replication, a committed
@@ -22,6 +22,13 @@
  * snowflake in shared_preload_libraries, or recovery stops with an error
  * about an unregistered resource manager.
  *
+ * The resource manager ID is 142.  Extensions choose theirs from 128 up
+ * and record them on the PostgreSQL wiki page "CustomWALResourceManagers";
+ * should another extension on the same server use 142, build snowflake
+ * with another one, on every server that replays the WAL, before any of
+ * them writes WAL with it:
+ *		make PG_CPPFLAGS='-DSNOWFLAKE_RMGR_ID=143' ...
+ *
  * Copyright (c) 2026, snowflake developers
  *
  * IDENTIFICATION
@@ -31,23 +38,39 @@
  */
 #include "postgres.h"
 
-#include "snowflake.h"
-
-#if SNOWFLAKE_HAVE_CUSTOM_RMGR
-
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
 #include "lib/stringinfo.h"
 
-#define XLOG_SNOWFLAKE_HWM	0x00
+#include "snowflake.h"
+
+#ifndef SNOWFLAKE_RMGR_ID
+#define SNOWFLAKE_RMGR_ID		142
+#endif
+
+#define XLOG_SNOWFLAKE_HWM		0x00
 
 typedef struct xl_snowflake_hwm
 {
 	int64		hwm_id;			/* every ID issued is <= this */
 	int32		node_id;		/* for pg_waldump readers */
+	int32		padding;		/* zero */
 } xl_snowflake_hwm;
+
+/*
+ * The record of rec's kind, copied out after checking its length: a
+ * record of another length was not written by this code.
+ */
+static void
+read_record(XLogReaderState *record, xl_snowflake_hwm *rec)
+{
+	if (XLogRecGetDataLen(record) != sizeof(xl_snowflake_hwm))
+		elog(PANIC, "snowflake high-water mark record has %u bytes, not %zu",
+			 XLogRecGetDataLen(record), sizeof(xl_snowflake_hwm));
+	memcpy(rec, XLogRecGetData(record), sizeof(xl_snowflake_hwm));
+}
 
 static void
 snowflake_redo(XLogReaderState *record)
@@ -57,8 +80,7 @@ snowflake_redo(XLogReaderState *record)
 
 	if (info != XLOG_SNOWFLAKE_HWM)
 		elog(PANIC, "snowflake_redo: unknown op code %u", info);
-
-	memcpy(&rec, XLogRecGetData(record), sizeof(rec));
+	read_record(record, &rec);
 	snowflake_hwm_redo(rec.hwm_id);
 }
 
@@ -67,13 +89,14 @@ snowflake_desc(StringInfo buf, XLogReaderState *record)
 {
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 
-	if (info == XLOG_SNOWFLAKE_HWM)
+	if (info == XLOG_SNOWFLAKE_HWM &&
+		XLogRecGetDataLen(record) == sizeof(xl_snowflake_hwm))
 	{
 		xl_snowflake_hwm rec;
 
 		memcpy(&rec, XLogRecGetData(record), sizeof(rec));
-		appendStringInfo(buf, "hwm_id " INT64_FORMAT " node_id %d",
-						 rec.hwm_id, rec.node_id);
+		appendStringInfo(buf, "hwm_id %lld node_id %d",
+						 (long long) rec.hwm_id, rec.node_id);
 	}
 }
 
@@ -110,6 +133,7 @@ snowflake_wal_log_hwm(int64 hwm_id)
 	xl_snowflake_hwm rec;
 	XLogRecPtr	lsn;
 
+	memset(&rec, 0, sizeof(rec));
 	rec.hwm_id = hwm_id;
 	rec.node_id = snowflake_node_id;
 
@@ -118,18 +142,3 @@ snowflake_wal_log_hwm(int64 hwm_id)
 	lsn = XLogInsert(SNOWFLAKE_RMGR_ID, XLOG_SNOWFLAKE_HWM);
 	XLogFlush(lsn);
 }
-
-#else							/* !SNOWFLAKE_HAVE_CUSTOM_RMGR */
-
-/* Before PostgreSQL 15 the high-water mark stays in the data directory. */
-void
-snowflake_wal_register(void)
-{
-}
-
-void
-snowflake_wal_log_hwm(int64 hwm_id)
-{
-}
-
-#endif

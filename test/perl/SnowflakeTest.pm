@@ -14,7 +14,8 @@ use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
   set_clock_offset start_pgbench finish_pgbench
-  skip_all_without_extension skip_all_without_program skip_all_without_faketime);
+  skip_all_without_extension skip_all_without_program skip_all_without_faketime
+  faketime_library);
 
 # --- optional dependencies ------------------------------------------------------
 # A script whose dependency is missing for the PostgreSQL under test ends
@@ -130,19 +131,25 @@ sub set_clock_offset
 }
 
 # Starts pgbench in the background: $clients clients run the one statement
-# $sql against $node for $seconds.  finish_pgbench() waits for it and returns
-# what it printed (the "number of failed transactions" and "tps" lines).
+# $sql against $node, for $seconds if it is not 0, with the further options
+# in $extra (such as "--transactions=100").  finish_pgbench() waits for it
+# and returns what it printed (the "number of failed transactions" and
+# "processed" lines).
 sub start_pgbench
 {
-	my ($node, $name, $sql, $clients, $seconds) = @_;
+	my ($node, $name, $sql, $clients, $seconds, $extra) = @_;
 	my $script = $node->basedir . "/$name.sql";
 	open(my $fh, '>', $script) or die "could not write $script: $!";
 	print $fh "$sql\n";
 	close $fh;
 	my %run = (out => '', err => '');
 	$run{h} = IPC::Run::start(
-		[ 'pgbench', '--no-vacuum', "--client=$clients", '--jobs=2', "--time=$seconds",
-		  '--file', $script, '--host', $node->host, '--port', $node->port, 'postgres' ],
+		[
+			'pgbench', '--no-vacuum', "--client=$clients", '--jobs=2',
+			($seconds ? ("--time=$seconds") : ()),
+			($extra ? (split / /, $extra) : ()),
+			'--file', $script, '--host', $node->host, '--port', $node->port, 'postgres'
+		],
 		'>', \$run{out}, '2>', \$run{err});
 	return \%run;
 }

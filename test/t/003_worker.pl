@@ -1,7 +1,9 @@
 # The "snowflake clock watcher" background worker: it starts, rereads its
-# settings on SIGHUP, stops cleanly, comes back after being terminated or
-# killed, renews the reservation ahead of use, stays away from binary
-# upgrades, and is optional.
+# settings on SIGHUP, renews the reservation ahead of the IDs being issued
+# (and only then), stops cleanly, comes back after being terminated or
+# killed, stays away from binary upgrades, and is optional.  Every check
+# waits for a state to be reached (poll_query_until), never for a time;
+# libfaketime moves the server's clock where time must pass.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -11,78 +13,97 @@ use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
 
-my $node = snowflake_node('worker',
-	conf => "snowflake.node_id = 5\nrestart_after_crash = on\n");
-$node->start;
+skip_all_without_faketime();
+
+my $node = snowflake_node('worker', conf => q{
+snowflake.node_id = 5
+snowflake.max_borrow = '1h'
+snowflake.max_clock_jump = '1min'
+restart_after_crash = on
+});
+start_with_faketime($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 
-sub worker_pid
+sub status
 {
-	return $node->safe_psql('postgres',
-		'SELECT coalesce(worker_pid, 0) FROM snowflake_status()');
+	my ($columns) = @_;
+	return $node->safe_psql('postgres', "SELECT $columns FROM snowflake_status()");
+}
+
+# waits for n more checks of the worker
+sub worker_checks
+{
+	my ($n) = @_;
+	for (1 .. $n)
+	{
+		my $at = status('worker_checked_at');
+		$node->poll_query_until('postgres',
+			"SELECT worker_checked_at > '$at' FROM snowflake_status()")
+		  or die 'the worker stopped checking';
+	}
+	return;
 }
 
 # --- it starts with the server ------------------------------------------------
 $node->poll_query_until('postgres',
 	'SELECT worker_pid IS NOT NULL AND worker_checked_at IS NOT NULL FROM snowflake_status()')
   or die 'worker did not start';
-my $pid = worker_pid();
+my $pid = status('worker_pid');
 ok(kill(0, $pid), "the worker runs (pid $pid)");
 ok($node->log_contains('snowflake clock watcher started, checking the clock every 1000 ms'),
 	'and logs its start with its interval');
 
 # --- SIGHUP rereads the configuration -------------------------------------------
 my $offset = -s $node->logfile;
-$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '250ms'");
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '100ms'");
 $node->reload;
-$node->wait_for_log(qr/snowflake clock watcher reloaded its configuration, checking the clock every 250 ms/,
+$node->wait_for_log(qr/snowflake clock watcher reloaded its configuration, checking the clock every 100 ms/,
 	$offset);
 pass('on SIGHUP the worker rereads snowflake.clock_check_interval');
-is(worker_pid(), $pid, 'without restarting');
+is(status('worker_pid'), $pid, 'without restarting');
 
-# --- it renews the reservation while IDs are generated --------------------------
-# With a 2 s reservation and checks every 250 ms, the worker renews it
-# whenever less than 1 s is left; backends would only step in below 0.5 s.
-# So during 3 s of steady generation no backend waits for a write.
-$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.reserve_ahead = '2s'");
+# --- it renews the reservation ahead of the IDs being issued ------------------------
+# With snowflake.reserve_ahead = 60 s, a reservation reaches 60 s past the
+# clock.  A backend writes one when an ID needs it, or when less than 15 s
+# are left; the worker renews at its check once less than 45 s are left and
+# IDs were issued since its last check.  The clock moves 20 s on (a step
+# the settings accept at once), an ID is issued: 40 s are left, and the
+# worker, not a backend, renews.
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.reserve_ahead = '60s'");
 $node->reload;
-$node->safe_psql('postgres', 'SELECT snowflake_nextval(); SELECT pg_sleep(0.5)');
-my ($writes, $backend_writes) = split /\|/, $node->safe_psql('postgres',
-	'SELECT hwm_writes, hwm_backend_writes FROM snowflake_status()');
-$node->safe_psql('postgres', q{
-	DO $$
-	BEGIN
-		FOR i IN 1 .. 30 LOOP
-			PERFORM snowflake_nextval();
-			PERFORM pg_sleep(0.1);
-		END LOOP;
-	END $$});
-is( $node->safe_psql(
-		'postgres', "SELECT hwm_writes > $writes FROM snowflake_status()"),
-	't', 'the reservation was renewed while generating');
-is( $node->safe_psql(
-		'postgres', "SELECT hwm_backend_writes - $backend_writes FROM snowflake_status()"),
-	'0', 'by the worker: no backend waited for a write');
-is( $node->safe_psql(
-		'postgres', 'SELECT hwm_id > last_id FROM snowflake_status()'),
-	't', 'the reservation stays ahead of the last ID');
-ok(!$node->log_contains('could not'), 'no I/O trouble logged');
-
-# --- however rare its checks, it reserves no further than reserve_ahead ---------
-# (after a crash IDs resume at the reservation, so it bounds their jump)
-$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '1h'");
-$node->reload;
+$node->poll_query_until('postgres', "SELECT current_setting('snowflake.reserve_ahead') = '1min'")
+  or die;
+worker_checks(1);
 $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
-$writes = $node->safe_psql('postgres', 'SELECT hwm_writes FROM snowflake_status()');
-$node->reload;    # wakes the worker: it checks at once
+my ($writes, $backend_writes) = split /\|/, status('hwm_writes, hwm_backend_writes');
+cmp_ok($backend_writes, '>=', 1, 'the first ID after start: a backend wrote the reservation');
+set_clock_offset($node, '+20');
+$node->poll_query_until('postgres', 'SELECT clock_jumps_forward > 0 FROM snowflake_status()')
+  or die 'the worker did not see the clock move';
+worker_checks(2);
+is(status('hwm_writes'), $writes, 'the clock moving on alone renews nothing');
+$node->safe_psql('postgres', 'SELECT snowflake_nextval()');
 $node->poll_query_until('postgres', "SELECT hwm_writes > $writes FROM snowflake_status()")
   or die 'the worker did not renew the reservation';
-is( $node->safe_psql(
-		'postgres',
-		q{SELECT snowflake_timestamp(hwm_id) < clock_timestamp() + interval '3.1 s' FROM snowflake_status()}),
-	't', 'with checks every hour the reservation stays within 1.5 x reserve_ahead (2 s) of the clock');
-$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '250ms'");
-$node->reload;
+is(status('hwm_backend_writes'), $backend_writes, 'once an ID is issued, the worker renews it, not a backend');
+is(status(q{hwm_id > last_id AND snowflake_timestamp(hwm_id) <= clock_timestamp() + interval '60 s'}),
+	't', 'to reserve_ahead past the clock');
+
+# --- an idle server writes nothing ---------------------------------------------------
+$writes = status('hwm_writes');
+worker_checks(3);
+is(status('hwm_writes'), $writes, 'three checks with no ID issued: no write');
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.reserve_ahead = '2s'");
+
+# The rest runs without libfaketime: after a crash, the postmaster of 15
+# forks processes from a signal handler, where libfaketime reads the real
+# clock, and the processes would disagree about the time.  The clock is
+# then 20 s behind the IDs, which snowflake.max_borrow = 1h allows.
+$node->stop;
+$node->start;
+$node->poll_query_until('postgres', 'SELECT worker_pid IS NOT NULL FROM snowflake_status()')
+  or die 'worker did not start';
+$pid = status('worker_pid');
 
 # --- it is restarted after SIGTERM (pg_terminate_backend) ---------------------
 $offset = -s $node->logfile;
@@ -92,7 +113,7 @@ pass('SIGTERM ends the worker cleanly');
 $node->poll_query_until('postgres',
 	"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM snowflake_status()")
   or die 'worker was not restarted';
-my $pid2 = worker_pid();
+my $pid2 = status('worker_pid');
 pass("the postmaster restarts it (new pid $pid2)");
 
 # --- and after SIGKILL (a crash restart of the whole server) --------------------
@@ -128,17 +149,13 @@ $node->safe_psql('postgres', 'ALTER SYSTEM SET snowflake.clock_check_interval = 
 $node->restart;
 is($node->safe_psql('postgres', 'SELECT worker_pid IS NULL FROM snowflake_status()'),
 	't', 'no worker with snowflake.clock_check_interval = 0');
-$node->safe_psql('postgres', q{
-	DO $$
-	BEGIN
-		FOR i IN 1 .. 30 LOOP
-			INSERT INTO ids DEFAULT VALUES;
-			PERFORM pg_sleep(0.1);
-		END LOOP;
-	END $$});
-is( $node->safe_psql(
-		'postgres', 'SELECT hwm_id > last_id AND hwm_backend_writes >= 2 FROM snowflake_status()'),
-	't', 'backends reserve ahead on their own');
+$backend_writes = status('hwm_backend_writes');
+# each block reaches past the reservation (2 s ahead of the last ID)
+$node->safe_psql('postgres', 'INSERT INTO ids SELECT id FROM snowflake_nextval(4096 * 2500) id');
+$node->safe_psql('postgres', 'INSERT INTO ids SELECT id FROM snowflake_nextval(4096 * 2500) id');
+cmp_ok(status('hwm_backend_writes'), '>=', $backend_writes + 2,
+	'backends reserve ahead on their own');
+is(status('hwm_id > last_id'), 't', 'and the reservation covers the last ID');
 is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT id) FROM ids'),
 	't', 'no duplicates');
 $node->stop;

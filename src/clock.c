@@ -1,0 +1,349 @@
+/*-------------------------------------------------------------------------
+ *
+ * clock.c
+ *	  Reading the clocks, and the time new IDs carry: the system clock,
+ *	  unless it has just jumped forward.
+ *
+ * The system clock (CLOCK_REALTIME) can be stepped: back by time
+ * synchronization, forward by it too, or anywhere by a hand or a glitch.
+ * A second clock that never steps (CLOCK_BOOTTIME, which unlike
+ * CLOCK_MONOTONIC keeps counting while the machine is suspended) tells the
+ * steps apart from the passing of time: their difference, the "offset",
+ * changes only when the system clock is stepped (slewing moves it by at
+ * most a fraction of a millisecond per second).
+ *
+ * Shared memory keeps the trusted offset: the last one seen that did not
+ * jump forward.  Every reading compares the current offset with it:
+ *
+ *	- within snowflake.max_clock_jump ahead: the system clock is used, and
+ *	  the trusted offset follows it (slewing, small steps either way);
+ *	- further back: a step back.  The system clock is used and trusted at
+ *	  once: IDs already issued keep the generator ahead of it, and
+ *	  snowflake.clock_policy decides what happens (generator.c);
+ *	- further ahead: a forward jump.  It is not trusted yet: new IDs carry
+ *	  the trusted time (the never-stepping clock plus the trusted offset)
+ *	  while the jump is "held".  If the system clock comes back within
+ *	  snowflake.clock_jump_hold, the jump was a glitch and no ID, no
+ *	  reservation, ever carried it.  If it stays ahead for that long, it is
+ *	  accepted as a real correction: IDs jump forward with it.
+ *
+ * A jump must not push the high-water mark (hwm.c) ahead either, and it
+ * does not: the mark is reserved from the IDs' own times.
+ *
+ * The state is atomics only, updated with compare-and-swap: two processes
+ * seeing one jump at once agree on who records and logs it.  It decides
+ * which time an ID carries, never whether the ID is unique (generator.c
+ * guarantees that), so a rare race costs nothing but a timestamp.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/clock.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/shmem.h"
+
+#include "snowflake.h"
+
+/* the clock that never steps, and keeps counting through a suspend */
+#ifdef CLOCK_BOOTTIME
+#define STEADY_CLOCK		CLOCK_BOOTTIME
+#define STEADY_CLOCK_NAME	"CLOCK_BOOTTIME"
+#else
+#define STEADY_CLOCK		CLOCK_MONOTONIC
+#define STEADY_CLOCK_NAME	"CLOCK_MONOTONIC"
+#endif
+
+/* the trusted offset follows slewing once it has drifted this far, in us */
+#define FOLLOW_DRIFT_US		1000
+
+typedef struct ClockShared
+{
+	/* system clock minus steady clock, in us, as last trusted */
+	pg_atomic_uint64 trusted_offset;
+	/* the largest offset ever trusted */
+	pg_atomic_uint64 highest_offset;
+	/* steady clock (us) when the held forward jump was seen; 0: none */
+	pg_atomic_uint64 held_since;
+	pg_atomic_uint64 held_us;	/* how far ahead the held jump is */
+
+	pg_atomic_uint64 steps_back;
+	pg_atomic_uint64 largest_step_back_ms;
+	pg_atomic_uint64 jumps_forward;
+	pg_atomic_uint64 largest_jump_forward_ms;
+	pg_atomic_uint64 jumps_ignored;
+} ClockShared;
+
+static ClockShared *clock_shared = NULL;
+
+/*
+ * Reads a clock in microseconds.  clock_gettime() fails only for a clock
+ * the kernel does not have, which would be a broken build, not a state to
+ * run in.
+ */
+static inline int64
+read_clock_us(clockid_t clock, const char *clock_name)
+{
+	struct timespec ts;
+
+	if (unlikely(clock_gettime(clock, &ts) != 0))
+		elog(ERROR, "clock_gettime(%s) failed: %m", clock_name);
+	return (int64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/*
+ * The system clock in Unix milliseconds, as it reads: for reports, file
+ * timestamps and peers, never for the time of a new ID.
+ */
+int64
+snowflake_wall_clock_ms(void)
+{
+	return read_clock_us(CLOCK_REALTIME, "CLOCK_REALTIME") / 1000;
+}
+
+/*
+ * A clock for measuring intervals (waits); steps of the system clock do not
+ * affect it.
+ */
+int64
+snowflake_monotonic_ms(void)
+{
+	return read_clock_us(STEADY_CLOCK, STEADY_CLOCK_NAME) / 1000;
+}
+
+Size
+snowflake_clock_shmem_size(void)
+{
+	return MAXALIGN(sizeof(ClockShared));
+}
+
+/*
+ * Creates the clock state, trusting the system clock as it reads now: a
+ * server started with a wrong clock cannot know better.  Called with
+ * AddinShmemInitLock held.
+ */
+void
+snowflake_clock_shmem_init(void)
+{
+	bool		found;
+	uint64		offset;
+
+	clock_shared = ShmemInitStruct("snowflake clock", sizeof(ClockShared),
+								   &found);
+	if (found)
+		return;
+	offset = (uint64) (read_clock_us(CLOCK_REALTIME, "CLOCK_REALTIME") -
+					   read_clock_us(STEADY_CLOCK, STEADY_CLOCK_NAME));
+	pg_atomic_init_u64(&clock_shared->trusted_offset, offset);
+	pg_atomic_init_u64(&clock_shared->highest_offset, offset);
+	pg_atomic_init_u64(&clock_shared->held_since, 0);
+	pg_atomic_init_u64(&clock_shared->held_us, 0);
+	pg_atomic_init_u64(&clock_shared->steps_back, 0);
+	pg_atomic_init_u64(&clock_shared->largest_step_back_ms, 0);
+	pg_atomic_init_u64(&clock_shared->jumps_forward, 0);
+	pg_atomic_init_u64(&clock_shared->largest_jump_forward_ms, 0);
+	pg_atomic_init_u64(&clock_shared->jumps_ignored, 0);
+}
+
+/* raises *counter to value if it is smaller */
+static void
+atomic_max(pg_atomic_uint64 *counter, uint64 value)
+{
+	uint64		old = pg_atomic_read_u64(counter);
+
+	while (old < value &&
+		   !pg_atomic_compare_exchange_u64(counter, &old, value))
+		;
+}
+
+/*
+ * What the clock did is logged by the process that noticed it first (the
+ * one whose compare-and-swap won), once, as a WARNING: usually the clock
+ * watcher, whose checks run even on an idle server, otherwise a backend
+ * (whose client then sees the warning too).
+ */
+#define CLOCK_ELEVEL	WARNING
+
+/*
+ * Makes offset the trusted one, if it still is trusted_raw (another process
+ * may have moved it meanwhile); returns true if this process did it.
+ */
+static bool
+trust_offset(uint64 *trusted_raw, int64 offset)
+{
+	if (!pg_atomic_compare_exchange_u64(&clock_shared->trusted_offset,
+										trusted_raw, (uint64) offset))
+		return false;
+	atomic_max(&clock_shared->highest_offset, (uint64) offset);
+	return true;
+}
+
+/*
+ * Compares the system clock with the trusted time and returns the time, in
+ * Unix microseconds, that new IDs carry now; records and logs steps and
+ * jumps on the way (see the file header).
+ */
+static int64
+observe_clock(void)
+{
+	int64		wall = read_clock_us(CLOCK_REALTIME, "CLOCK_REALTIME");
+	int64		steady = read_clock_us(STEADY_CLOCK, STEADY_CLOCK_NAME);
+	int64		offset = wall - steady;
+	uint64		trusted_raw = pg_atomic_read_u64(&clock_shared->trusted_offset);
+	int64		trusted = (int64) trusted_raw;
+	uint64		held_since = pg_atomic_read_u64(&clock_shared->held_since);
+	int64		ahead = offset - trusted;
+	int64		jump_limit_us = (int64) snowflake_max_clock_jump * 1000;
+	int64		step_ms;
+
+	/*
+	 * A forward jump beyond the limit is held, unless it only brings the
+	 * clock back to where it was trusted before (the correction of a step
+	 * back, or of a clock that started behind the IDs already issued).
+	 */
+	if (ahead > jump_limit_us &&
+		offset > (int64) pg_atomic_read_u64(&clock_shared->highest_offset) + jump_limit_us)
+	{
+		if (held_since == 0)
+		{
+			uint64		expected = 0;
+
+			if (pg_atomic_compare_exchange_u64(&clock_shared->held_since,
+											   &expected, (uint64) steady))
+			{
+				held_since = (uint64) steady;
+				ereport(CLOCK_ELEVEL,
+						(errmsg("system clock jumped forward by %lld ms",
+								(long long) (ahead / 1000)),
+						 errdetail("New snowflake IDs keep following the previous time for up to %d s (\"%s\"), in case the clock comes back.",
+								   snowflake_clock_jump_hold / 1000,
+								   "snowflake.clock_jump_hold")));
+			}
+			else
+				held_since = expected;
+		}
+		pg_atomic_write_u64(&clock_shared->held_us, (uint64) ahead);
+
+		if (steady - (int64) held_since < (int64) snowflake_clock_jump_hold * 1000)
+			return steady + trusted;
+
+		/* it lasted: accept it */
+		if (trust_offset(&trusted_raw, offset))
+		{
+			pg_atomic_fetch_add_u64(&clock_shared->jumps_forward, 1);
+			atomic_max(&clock_shared->largest_jump_forward_ms, (uint64) (ahead / 1000));
+			pg_atomic_write_u64(&clock_shared->held_us, 0);
+			pg_atomic_write_u64(&clock_shared->held_since, 0);
+			ereport(CLOCK_ELEVEL,
+					(errmsg("system clock stayed %lld ms ahead for %d s: snowflake IDs follow it from now on",
+							(long long) (ahead / 1000),
+							snowflake_clock_jump_hold / 1000)));
+		}
+		return wall;
+	}
+
+	if (held_since != 0 &&
+		pg_atomic_compare_exchange_u64(&clock_shared->held_since, &held_since, 0))
+	{
+		/* the clock came back while the jump was held: it never counted */
+		pg_atomic_write_u64(&clock_shared->held_us, 0);
+		pg_atomic_fetch_add_u64(&clock_shared->jumps_ignored, 1);
+		ereport(CLOCK_ELEVEL,
+				(errmsg("system clock came back after a forward jump; no snowflake ID used the jump")));
+	}
+
+	/* slewing, or a step: the clock is trusted as it reads */
+	if (ahead >= -FOLLOW_DRIFT_US && ahead <= FOLLOW_DRIFT_US)
+		return wall;
+	if (!trust_offset(&trusted_raw, offset))
+		return wall;
+
+	step_ms = ahead / 1000;
+	if (step_ms <= -snowflake_clock_step_threshold)
+	{
+		pg_atomic_fetch_add_u64(&clock_shared->steps_back, 1);
+		atomic_max(&clock_shared->largest_step_back_ms, (uint64) -step_ms);
+		ereport(CLOCK_ELEVEL,
+				(errmsg("system clock stepped back by %lld ms", (long long) -step_ms),
+				 errdetail("IDs already issued stay ahead of the clock until it catches up; \"%s\" decides what happens meanwhile.",
+						   "snowflake.clock_policy"),
+				 errhint("Let time synchronization slew the clock rather than step it.")));
+	}
+	else if (step_ms >= snowflake_clock_step_threshold)
+	{
+		pg_atomic_fetch_add_u64(&clock_shared->jumps_forward, 1);
+		atomic_max(&clock_shared->largest_jump_forward_ms, (uint64) step_ms);
+		ereport(CLOCK_ELEVEL,
+				(errmsg("system clock stepped forward by %lld ms", (long long) step_ms),
+				 step_ms > snowflake_max_clock_jump ?
+				 errdetail("It is back at a time it was trusted at before: new IDs carry the new time.") :
+				 errdetail("The step is within \"%s\" (%d ms): new IDs carry the new time.",
+						   "snowflake.max_clock_jump", snowflake_max_clock_jump)));
+	}
+	return wall;
+}
+
+/*
+ * The time new IDs carry, in Unix milliseconds: the system clock, unless a
+ * forward jump of it is being held (see the file header).  Without shared
+ * memory (the library not preloaded) there is nothing to compare with, and
+ * nothing is generated anyway: the system clock.
+ */
+int64
+snowflake_clock_now_ms(void)
+{
+	if (unlikely(clock_shared == NULL))
+		return snowflake_wall_clock_ms();
+	return observe_clock() / 1000;
+}
+
+/*
+ * Tells the clock that IDs of time unix_ms were issued in this data
+ * directory (the high-water mark, at start or from WAL): a forward jump of
+ * the system clock that brings it no further than that time, plus the time
+ * elapsed since, is a return to a time the clock was trusted at, and is
+ * followed at once.  A server started with its clock behind its own IDs
+ * then follows the correction without waiting.
+ */
+void
+snowflake_clock_trust_up_to(int64 unix_ms)
+{
+	int64		offset = unix_ms * 1000 - read_clock_us(STEADY_CLOCK, STEADY_CLOCK_NAME);
+
+	if (clock_shared != NULL && offset > 0)
+		atomic_max(&clock_shared->highest_offset, (uint64) offset);
+}
+
+/*
+ * Called by the clock watcher every snowflake.clock_check_interval: looks
+ * at the clock even when nothing is generated, so that steps are logged
+ * when they happen and the trusted offset stays fresh.
+ */
+void
+snowflake_clock_check(void)
+{
+	if (clock_shared != NULL)
+		(void) observe_clock();
+}
+
+void
+snowflake_clock_status(SnowflakeClockStatus *status)
+{
+	memset(status, 0, sizeof(*status));
+	if (clock_shared == NULL)
+		return;
+	status->steps_back = pg_atomic_read_u64(&clock_shared->steps_back);
+	status->largest_step_back_ms = (int64) pg_atomic_read_u64(&clock_shared->largest_step_back_ms);
+	status->jumps_forward = pg_atomic_read_u64(&clock_shared->jumps_forward);
+	status->largest_jump_forward_ms = (int64) pg_atomic_read_u64(&clock_shared->largest_jump_forward_ms);
+	status->jumps_ignored = pg_atomic_read_u64(&clock_shared->jumps_ignored);
+	if (pg_atomic_read_u64(&clock_shared->held_since) != 0)
+		status->held_ms = (int64) pg_atomic_read_u64(&clock_shared->held_us) / 1000;
+}
