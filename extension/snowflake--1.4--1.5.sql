@@ -49,3 +49,83 @@ COMMENT ON FUNCTION snowflake_status() IS 'state of the snowflake generator, its
 
 REVOKE ALL ON FUNCTION snowflake_status() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION snowflake_status() TO pg_monitor;
+
+--
+-- 1.5: snowflake's operator families no longer hold core's bigint
+-- operators.  Up to 1.4, core's int8 = int8, <, <=, >=, > and btint8cmp
+-- were also members of the btree family snowflake_ops, and = with hashint8
+-- of the hash family: an operator in two families changes the plans of
+-- every bigint query in the database (PostgreSQL's regression suite showed
+-- extra sorts and lost index scans).  Operators of the extension's own,
+-- #=#, #<#, ..., take their place, so the families stay complete for
+-- comparing, sorting, merging and hashing snowflake with bigint.
+--
+CREATE FUNCTION snowflake_int8_eq(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_ne(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_lt(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_le(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_gt(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_ge(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR #=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_eq,
+	COMMUTATOR = #=#, NEGATOR = #<>#,
+	RESTRICT = eqsel, JOIN = eqjoinsel, MERGES, HASHES);
+CREATE OPERATOR #<># (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_ne,
+	COMMUTATOR = #<>#, NEGATOR = #=#,
+	RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR #<# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_lt,
+	COMMUTATOR = #>#, NEGATOR = #>=#,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR #<=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_le,
+	COMMUTATOR = #>=#, NEGATOR = #>#,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR #># (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_gt,
+	COMMUTATOR = #<#, NEGATOR = #<=#,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR #>=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_ge,
+	COMMUTATOR = #<=#, NEGATOR = #<#,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+COMMENT ON OPERATOR #=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint equality, for snowflake''s operator families only';
+COMMENT ON OPERATOR #<# (pg_catalog.int8, pg_catalog.int8) IS 'bigint less-than, for snowflake''s operator families only';
+
+COMMENT ON OPERATOR #=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint equality, for snowflake''s operator families only';
+COMMENT ON OPERATOR #<# (pg_catalog.int8, pg_catalog.int8) IS 'bigint less-than, for snowflake''s operator families only';
+
+ALTER OPERATOR FAMILY snowflake_ops USING btree DROP
+	OPERATOR 1 (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 2 (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 3 (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 4 (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 5 (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 1 (pg_catalog.int8, pg_catalog.int8);
+
+ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
+	OPERATOR 1 #<# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 2 #<=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 3 #=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 4 #>=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 5 #># (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 1 (pg_catalog.int8, pg_catalog.int8) pg_catalog.btint8cmp(pg_catalog.int8, pg_catalog.int8);
+
+ALTER OPERATOR FAMILY snowflake_ops USING hash DROP
+	OPERATOR 1 (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 1 (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 2 (pg_catalog.int8, pg_catalog.int8);
+
+ALTER OPERATOR FAMILY snowflake_ops USING hash ADD
+	OPERATOR 1 #=# (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 1 pg_catalog.hashint8(pg_catalog.int8),
+	FUNCTION 2 pg_catalog.hashint8extended(pg_catalog.int8, pg_catalog.int8);

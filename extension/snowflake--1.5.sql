@@ -236,9 +236,67 @@ CREATE OPERATOR >= (
 	RESTRICT = scalargesel, JOIN = scalargejoinsel);
 
 ------------------------------------------------------------------------
+-- Comparisons of bigint with bigint, for snowflake's operator families.
+--
+-- A btree or hash operator family that compares snowflake with bigint must
+-- also compare bigint with bigint, to be complete: the planner sorts the
+-- bigint side of a merge join by it, and hashes it.  Core's own bigint
+-- operators must not serve there: an operator in two families changes the
+-- plans of every bigint query (equivalence classes and sort orders then
+-- carry both families, and PostgreSQL's own regression suite shows extra
+-- sorts and lost index scans).  So the families use these operators of
+-- their own, with names nobody writes by chance.  They are bigint's
+-- comparisons, nothing more; write bigint comparisons with <, =, > as
+-- always.
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_int8_eq(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_ne(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_lt(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_le(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_gt(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_ge(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR #=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_eq,
+	COMMUTATOR = #=#, NEGATOR = #<>#,
+	RESTRICT = eqsel, JOIN = eqjoinsel, MERGES, HASHES);
+CREATE OPERATOR #<># (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_ne,
+	COMMUTATOR = #<>#, NEGATOR = #=#,
+	RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR #<# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_lt,
+	COMMUTATOR = #>#, NEGATOR = #>=#,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR #<=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_le,
+	COMMUTATOR = #>=#, NEGATOR = #>#,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR #># (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_gt,
+	COMMUTATOR = #<#, NEGATOR = #<=#,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR #>=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_ge,
+	COMMUTATOR = #<=#, NEGATOR = #<#,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+COMMENT ON OPERATOR #=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint equality, for snowflake''s operator families only';
+COMMENT ON OPERATOR #<# (pg_catalog.int8, pg_catalog.int8) IS 'bigint less-than, for snowflake''s operator families only';
+
+------------------------------------------------------------------------
 -- Operator classes.  One btree and one hash family hold snowflake and
 -- bigint together, complete in all four type pairs, so that the planner
--- may compare, sort, merge and hash across the two types.
+-- may compare, sort, merge and hash across the two types.  No core
+-- operator is a member: the bigint-with-bigint members are the operators
+-- above.
 ------------------------------------------------------------------------
 
 CREATE OPERATOR FAMILY snowflake_ops USING btree;
@@ -269,11 +327,11 @@ ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
 	OPERATOR 5 > (pg_catalog.int8, snowflake),
 	FUNCTION 1 (pg_catalog.int8, snowflake) snowflake_cmp(pg_catalog.int8, snowflake),
 
-	OPERATOR 1 pg_catalog.< (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 2 pg_catalog.<= (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 3 pg_catalog.= (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 4 pg_catalog.>= (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 5 pg_catalog.> (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 1 #<# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 2 #<=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 3 #=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 4 #>=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 5 #># (pg_catalog.int8, pg_catalog.int8),
 	FUNCTION 1 (pg_catalog.int8, pg_catalog.int8) pg_catalog.btint8cmp(pg_catalog.int8, pg_catalog.int8);
 
 CREATE OPERATOR FAMILY snowflake_ops USING hash;
@@ -287,7 +345,7 @@ CREATE OPERATOR CLASS snowflake_ops
 ALTER OPERATOR FAMILY snowflake_ops USING hash ADD
 	OPERATOR 1 = (snowflake, pg_catalog.int8),
 	OPERATOR 1 = (pg_catalog.int8, snowflake),
-	OPERATOR 1 pg_catalog.= (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 1 #=# (pg_catalog.int8, pg_catalog.int8),
 	FUNCTION 1 pg_catalog.hashint8(pg_catalog.int8),
 	FUNCTION 2 pg_catalog.hashint8extended(pg_catalog.int8, pg_catalog.int8);
 

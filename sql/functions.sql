@@ -29,7 +29,8 @@ SELECT snowflake_timestamp(2284513813024768005::snowflake),
 -- (snowflake_decode(id)).* expands to one call per column, which the
 -- planner reduces to the accessor each column needs
 SELECT (snowflake_decode(2284513813024768005::snowflake)).*;
-CREATE TEMP TABLE dec (id snowflake, big bigint);
+-- (on columns that cannot be NULL, like a primary key)
+CREATE TEMP TABLE dec (id snowflake NOT NULL, big bigint NOT NULL);
 INSERT INTO dec VALUES (snowflake_from_parts('2026-06-15 12:34:56.789+00', 7, 5),
                         snowflake_from_parts('2026-06-15 12:34:56.789+00', 7, 5));
 EXPLAIN (VERBOSE, COSTS OFF) SELECT (snowflake_decode(id)).*, (snowflake_decode(big)).ts FROM dec;
@@ -37,7 +38,21 @@ SELECT (snowflake_decode(id)).*, (snowflake_decode(big)).ts AS big_ts FROM dec;
 SELECT snowflake_decode(id) AS whole_record FROM dec;
 SELECT d.* FROM dec, snowflake_decode(dec.id) d;
 SELECT (snowflake_decode(NULL::snowflake)).ts IS NULL AS null_in_null_out;
-DROP TABLE dec;
+-- the decoder is strict: a NULL ID gives a NULL record, not a record of
+-- NULLs, rewritten or not; where the ID may be NULL the call stays as it is
+SELECT snowflake_decode(NULL::bigint) IS NULL AS is_null,
+       count(snowflake_decode(NULL::bigint)) AS counted;
+CREATE TEMP TABLE maybe (id bigint);
+INSERT INTO maybe VALUES (2284513813024768005), (NULL);
+SELECT count(snowflake_decode(id)) AS counted, count(*) FILTER (WHERE snowflake_decode(id) IS NULL) AS null_records
+  FROM maybe;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT snowflake_decode(id) FROM maybe;
+-- a NOT NULL column on the nullable side of an outer join can be NULL too
+SELECT count(snowflake_decode(d.id)) AS counted, count(*) AS rows
+  FROM maybe m LEFT JOIN dec d ON d.big = m.id + 1;
+SELECT count((snowflake_decode(d.id)).ts) AS counted_ts
+  FROM maybe m LEFT JOIN dec d ON d.big = m.id + 1;
+DROP TABLE dec, maybe;
 
 -- the same on bigint
 SELECT * FROM snowflake_decode(2284513813024768005::bigint);

@@ -49,6 +49,23 @@ SELECT (SELECT count(DISTINCT id) FROM orders) AS orders,
 SELECT bool_and(id > prev) AS ordered
   FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM events) s;
 
+-- like currval() of a sequence, snowflake_currval() is forgotten by
+-- DISCARD ALL and DISCARD SEQUENCES, which connection poolers run between
+-- clients; and it is shown only to the role that generated the ID
+SELECT snowflake_nextval() = snowflake_currval() AS currval_set;
+DISCARD SEQUENCES;
+SELECT snowflake_currval();
+SELECT snowflake_nextval() = snowflake_currval() AS currval_set;
+DISCARD ALL;
+SELECT snowflake_currval();
+CREATE ROLE snowflake_other_client;
+SELECT snowflake_nextval() IS NOT NULL AS generated;
+SET ROLE snowflake_other_client;
+SELECT snowflake_currval();
+RESET ROLE;
+SELECT snowflake_currval() IS NOT NULL AS own_id_again;
+DROP ROLE snowflake_other_client;
+
 -- works in a read-only transaction (it writes nothing to the database)
 BEGIN TRANSACTION READ ONLY;
 SELECT snowflake_nextval() > (SELECT max(id) FROM events) AS read_only_ok;

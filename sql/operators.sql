@@ -31,6 +31,31 @@ SELECT amname, opcname, amvalidate(c.oid)
  WHERE opcname LIKE 'snowflake%'
  ORDER BY 1, 2;
 
+-- no core operator belongs to one of the extension's families: bigint
+-- comparisons keep exactly the families they have without snowflake, so
+-- the plans of bigint queries do not change (see the next test)
+SELECT count(*) AS core_operators_in_snowflake_families
+  FROM pg_amop a
+  JOIN pg_opfamily f ON f.oid = a.amopfamily
+  JOIN pg_operator o ON o.oid = a.amopopr
+ WHERE f.opfname LIKE 'snowflake%'
+   AND o.oprnamespace = 'pg_catalog'::regnamespace;
+SELECT o.oid::regoperator AS bigint_operator, count(*) AS families
+  FROM pg_operator o JOIN pg_amop a ON a.amopopr = o.oid
+ WHERE o.oprleft = 'bigint'::regtype AND o.oprright = 'bigint'::regtype
+   AND a.amopmethod = (SELECT oid FROM pg_am WHERE amname = 'btree')
+   AND o.oprname IN ('=', '<')
+ GROUP BY 1 ORDER BY 1;
+
+-- a bigint query's plan, as PostgreSQL's own join test has it: the index
+-- gives the order, no Sort
+CREATE TABLE faults (fault bigint, n int);
+INSERT INTO faults SELECT g % 200, g FROM generate_series(1, 2000) g;
+CREATE INDEX faults_fault ON faults (fault);
+ANALYZE faults;
+EXPLAIN (COSTS OFF) SELECT * FROM faults WHERE fault = 122 ORDER BY fault;
+DROP TABLE faults;
+
 -- a table keyed by snowflake, one keyed by bigint, with the same IDs
 CREATE TABLE sf_events (id snowflake PRIMARY KEY, n int);
 CREATE TABLE big_orders (id bigint PRIMARY KEY, n int);

@@ -153,6 +153,15 @@ INSERT INTO ev_big SELECT id, t FROM ev;
 ANALYZE ev_big;
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM ev_big WHERE id::snowflake >= '2026-03-01 12:00:02+00'::timestamptz;
+-- the cast is not evaluated, however it is written: a negative bigint (no
+-- ID) compares as earlier than every time, without an error
+CREATE TEMP TABLE neg (id bigint);
+INSERT INTO neg VALUES (-5), (snowflake_from_parts('2026-03-01 12:00:00+00', 1, 0));
+SELECT count(*) FILTER (WHERE id::snowflake < '2026-03-01 12:00:01+00'::timestamptz) AS with_operator,
+       count(*) FILTER (WHERE snowflake(id) < '2026-03-01 12:00:01+00'::timestamptz) AS with_call,
+       count(*) FILTER (WHERE CAST(id AS snowflake) < '2026-03-01 12:00:01+00'::timestamptz) AS with_cast
+  FROM neg;
+DROP TABLE neg;
 SELECT (SELECT count(*) FROM ev_big WHERE id::snowflake >= '2026-03-01 12:00:02+00'::timestamptz) =
        (SELECT count(*) FROM ev_big WHERE t >= '2026-03-01 12:00:02+00') AS same_rows;
 EXPLAIN (COSTS OFF)

@@ -45,14 +45,19 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
 #include "parser/parse_func.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "snowflake.h"
 
@@ -271,12 +276,13 @@ snowflake_int8_support(PG_FUNCTION_ARGS)
  */
 
 /*
- * If id is a bigint expression cast to snowflake ("orders.id::snowflake",
- * through our cast function or a relabeling), returns the bigint
- * expression; otherwise NULL.  Comparing the bigint directly lets the
- * planner use bigint indexes and prune bigint-keyed partitions; it differs
- * only in not rejecting negative bigints, which are no IDs and compare as
- * earlier than any time.
+ * If id is a bigint expression cast to snowflake ("orders.id::snowflake"
+ * or "snowflake(orders.id)", through our cast function or a relabeling),
+ * returns the bigint expression; otherwise NULL.  Comparing the bigint
+ * directly lets the planner use bigint indexes and prune bigint-keyed
+ * partitions.  The cast itself is then not evaluated: a negative bigint,
+ * which it would reject, compares as earlier than every time, whichever
+ * way the cast is written.
  */
 static Node *
 bigint_under_cast(Oid funcid, Node *id)
@@ -292,8 +298,7 @@ bigint_under_cast(Oid funcid, Node *id)
 		FuncExpr   *cast = (FuncExpr *) id;
 		char	   *name;
 
-		if (cast->funcformat == COERCE_EXPLICIT_CALL ||
-			list_length(cast->args) != 1 ||
+		if (list_length(cast->args) != 1 ||
 			exprType((Node *) linitial(cast->args)) != INT8OID ||
 			get_func_namespace(cast->funcid) != get_func_namespace(funcid))
 			return NULL;
@@ -445,6 +450,46 @@ snowflake_time_support(PG_FUNCTION_ARGS)
  */
 
 /*
+ * True if expr can be shown never to be NULL where it is evaluated: a
+ * constant that is not NULL, or a column declared NOT NULL of a table of
+ * this query, read where no outer join or grouping set can make it NULL.
+ * Otherwise false, which is always safe.
+ */
+static bool
+never_null(PlannerInfo *root, Node *expr)
+{
+	Var		   *var;
+	RangeTblEntry *rte;
+	HeapTuple	tuple;
+	bool		notnull;
+
+	while (IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	if (IsA(expr, Const))
+		return !((Const *) expr)->constisnull;
+	if (!IsA(expr, Var) || root == NULL || root->parse == NULL)
+		return false;
+
+	var = (Var *) expr;
+	if (var->varlevelsup != 0 || var->varattno <= 0 ||
+		var->varno < 1 || var->varno > list_length(root->parse->rtable) ||
+		root->parse->groupingSets != NIL ||
+		snowflake_var_may_be_nulled(root->parse, var))
+		return false;
+	rte = rt_fetch(var->varno, root->parse->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+
+	tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid),
+							Int16GetDatum(var->varattno));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	notnull = ((Form_pg_attribute) GETSTRUCT(tuple))->attnotnull;
+	ReleaseSysCache(tuple);
+	return notnull;
+}
+
+/*
  * snowflake_decode_support(internal) RETURNS internal
  *
  * SupportRequestSimplify for snowflake_decode(id): replaces the call by
@@ -452,7 +497,12 @@ snowflake_time_support(PG_FUNCTION_ARGS)
  * The planner then reduces a field selection such as
  * (snowflake_decode(id)).ts to the one accessor it needs, so
  * "SELECT (snowflake_decode(id)).* FROM t" costs three scalar calls per
- * row, without forming a record.  Returns NULL for other requests.
+ * row, without forming a record.
+ *
+ * The function is strict: for a NULL ID it returns NULL, where the ROW()
+ * would be a row of NULLs, which is not NULL (count() counts it).  So the
+ * call is replaced only when its argument cannot be NULL, which covers the
+ * usual case, a primary key.  Returns NULL for other requests and cases.
  */
 Datum
 snowflake_decode_support(PG_FUNCTION_ARGS)
@@ -475,6 +525,8 @@ snowflake_decode_support(PG_FUNCTION_ARGS)
 	if (list_length(call->args) != 1 || call->funcresulttype != RECORDOID)
 		PG_RETURN_POINTER(NULL);
 
+	if (!never_null(req->root, (Node *) linitial(call->args)))
+		PG_RETURN_POINTER(NULL);
 	argtype = exprType((Node *) linitial(call->args));
 
 	row = makeNode(RowExpr);

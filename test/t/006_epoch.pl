@@ -1,6 +1,10 @@
 # The time bits of a layout run out: the log warns ahead of time, IDs stay
-# positive and increasing to the very last millisecond, and after it every
-# call fails with a clear error instead of wrapping around.
+# positive and increasing to the very last one of the layout, and after it
+# every call fails with a clear error instead of wrapping around, also after
+# kill -9, also with the clock past the end, also without node bits (where
+# the last ID is 2^63 - 1).  The server's clock is set near the end with
+# libfaketime, relative to an end a day away, so nothing depends on how
+# long a start takes; the last IDs are reached with one block reservation.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -10,18 +14,20 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
-use Time::HiRes qw(time);
 
-# 16 node bits + 12 sequence bits leave 35 time bits: 2^35 ms, about 398 days
-my $span_ms = 2**35;
+skip_all_without_faketime();
 
-sub epoch_ending_in
+# the epoch of a layout with 35 time bits (2^35 ms, about 398 days) whose
+# time bits end at Unix second $end
+sub epoch_for_end
 {
-	my ($seconds) = @_;
-	my $epoch_ms = int(time() * 1000) + $seconds * 1000 - $span_ms;
+	my ($end) = @_;
+	my $epoch_ms = $end * 1000 - 2**35;
 	return strftime('%Y-%m-%d %H:%M:%S', gmtime(int($epoch_ms / 1000)))
 	  . sprintf('.%03d+00', $epoch_ms % 1000);
 }
+
+my $end = time() + 86400;    # a day from now, a whole second
 
 # --- a layout that ran out long ago -------------------------------------------------
 my $old = snowflake_node('exhausted', conf => q{
@@ -44,55 +50,86 @@ is($old->safe_psql('postgres', 'SELECT problem FROM snowflake_status()'),
 	'the time bits of the layout are exhausted', 'snowflake_status() shows it');
 $old->stop;
 
-# --- a layout that runs out in a few seconds -----------------------------------------
-my $node = snowflake_node('running_out', conf => q{
-snowflake.node_id = 1
-snowflake.node_bits = 16
-snowflake.sequence_bits = 12
-} . "snowflake.epoch = '" . epoch_ending_in(4) . "'\n");
-$node->start;
-ok($node->log_contains('WARNING:  snowflake time bits run out in 0 days'),
-	'the log warns that the time bits run out soon');
-$node->safe_psql('postgres', q{
-	CREATE EXTENSION snowflake;
-	CREATE TABLE ids (n bigserial, id snowflake DEFAULT snowflake_nextval());
-	CREATE PROCEDURE fill() LANGUAGE plpgsql AS $$
-	BEGIN
-		LOOP
-			INSERT INTO ids (id) SELECT snowflake_nextval() FROM generate_series(1, 50);
-			COMMIT;
-			PERFORM pg_sleep(0.01);
-		END LOOP;
-	END $$;
-});
+# runs a layout to its very last ID, and past it; $what names the layout
+sub run_to_the_end
+{
+	my ($name, $node_bits, $seq_bits, $what) = @_;
+	my $node = snowflake_node($name, conf => "snowflake.node_id = 0\n"
+		  . "snowflake.node_bits = $node_bits\n"
+		  . "snowflake.sequence_bits = $seq_bits\n"
+		  . "snowflake.epoch = '" . epoch_for_end($end) . "'\n"
+		  . "snowflake.max_borrow = '1h'\n"
+		  . "restart_after_crash = on\n");
+	# the clock ten minutes before the end
+	start_with_faketime($node, '+' . (86400 - 600));
+	ok($node->log_contains('WARNING:  snowflake time bits run out in 0 days'),
+		"$what: the log warns that the time bits run out soon");
+	$node->safe_psql('postgres', q{
+		CREATE EXTENSION snowflake;
+		CREATE TABLE ids (n bigserial, id snowflake NOT NULL);
+		INSERT INTO ids (id) SELECT snowflake_nextval() FROM generate_series(1, 1000);
+	});
 
-# a block of IDs that would reach past the last millisecond is refused as
-# a whole, and leaves the time that is left to single IDs
-($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT * FROM snowflake_reserve(4096 * 6000)');
-like($stderr, qr/ERROR:  snowflake timestamp range exhausted/,
-	'a block reaching past the end of the time bits is refused');
-is($node->safe_psql('postgres', 'SELECT snowflake_nextval() IS NOT NULL'), 't',
-	'and single IDs still come while time is left');
+	# a block reaching past the last ID is refused whole
+	($ret, $stdout, $stderr) = $node->psql('postgres',
+		"SELECT * FROM snowflake_reserve((2::bigint << $seq_bits) * 1000 * 700)");
+	like($stderr, qr/ERROR:  snowflake timestamp range exhausted/,
+		"$what: a block reaching past the end of the time bits is refused");
+	is($node->safe_psql('postgres', 'SELECT snowflake_nextval() IS NOT NULL'), 't',
+		"$what: and single IDs still come while time is left");
 
-# generate until the time runs out
-($ret, $stdout, $stderr) = $node->psql('postgres', "\\set VERBOSITY verbose\nCALL fill()",
-	timeout => 60);
-like($stderr, qr/ERROR:  2200H: snowflake timestamp range exhausted/,
-	'generation stops with the exhaustion error');
-my $rows = $node->safe_psql('postgres', 'SELECT count(*) FROM ids');
-cmp_ok($rows, '>', 100, "after $rows IDs");
-is($node->safe_psql('postgres', q{
-	SELECT bool_and(id > prev) AND bool_and(id::bigint > 0)
-	  FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) s
-	 WHERE prev IS NOT NULL}),
-	't', 'every ID up to the end is positive and larger than the one before');
-is($node->safe_psql('postgres', q{
-	SELECT snowflake_timestamp(max(id)) < time_runs_out_at
-	   AND snowflake_timestamp(max(id)) > time_runs_out_at - interval '3 seconds'
-	  FROM ids, snowflake_status() GROUP BY time_runs_out_at}),
-	't', 'the last IDs carry the last milliseconds of the layout');
-($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT snowflake_nextval()');
-like($stderr, qr/snowflake timestamp range exhausted/, 'and later calls keep failing');
-$node->stop;
+	# the block of every ID that is left: counted from the last ID issued,
+	# which a first block puts five minutes ahead of the clock, so that the
+	# clock cannot move the start of the block meanwhile
+	$node->safe_psql('postgres', "SELECT snowflake_reserve((1::bigint << $seq_bits) * 300000)");
+	$node->safe_psql('postgres', qq{
+		INSERT INTO ids (id)
+		SELECT last_id FROM (SELECT snowflake_nextval() AS id) i,
+		LATERAL snowflake_reserve(
+		  (extract(epoch FROM (SELECT time_runs_out_at FROM snowflake_status())
+		                      - snowflake_timestamp(i.id)) * 1000)::bigint * (1::bigint << $seq_bits)
+		  - snowflake_seq(i.id) - 1)});
+	is($node->safe_psql('postgres', q{
+		SELECT snowflake_timestamp(max(id)) = time_runs_out_at - interval '1 ms'
+		   AND snowflake_seq(max(id)) = (1 << sequence_bits) - 1
+		  FROM ids, snowflake_status() GROUP BY time_runs_out_at, sequence_bits}),
+		't', "$what: the last ID of the layout is handed out");
+	is($node->safe_psql('postgres', q{
+		SELECT bool_and(id > prev) AND bool_and(id::bigint > 0)
+		  FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) s
+		 WHERE prev IS NOT NULL}),
+		't', "$what: every ID up to it is positive and larger than the one before");
+
+	($ret, $stdout, $stderr) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake_nextval()");
+	like($stderr, qr/ERROR:  2200H: snowflake timestamp range exhausted/,
+		"$what: after the last ID, the exhaustion error");
+
+	# kill -9: the generator resumes at the end, and stays there
+	my $pid = $node->{_pid};
+	$node->kill9;
+	wait_for_exit($pid) or die 'postmaster did not exit';
+	start_with_faketime($node, '+' . (86400 - 600));
+	($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT snowflake_nextval()');
+	like($stderr, qr/ERROR:  snowflake timestamp range exhausted/,
+		"$what: after kill -9 as well, not a wrapped-around ID");
+
+	# the clock past the end: no ID stamped with the last millisecond
+	$node->stop;
+	$node->append_conf('postgresql.conf', "snowflake.epoch = '" . epoch_for_end($end - 1200) . "'\n");
+	unlink $node->data_dir . '/pg_snowflake/state';
+	start_with_faketime($node, '+' . (86400 - 600));
+	($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT snowflake_nextval()');
+	like($stderr, qr/ERROR:  snowflake timestamp range exhausted/,
+		"$what: with the clock past the end, generation fails at once");
+	is($node->safe_psql('postgres', 'SELECT problem FROM snowflake_status()'),
+		'the time bits of the layout are exhausted', "$what: snowflake_status() says so");
+	$node->stop;
+	return;
+}
+
+run_to_the_end('running_out', 16, 12, '16 node bits, 12 sequence bits');
+# no node bits: the time and sequence fields fill all 63 bits, and the last
+# ID is 2^63 - 1
+run_to_the_end('no_node_bits', 0, 28, 'no node bits, 28 sequence bits');
 
 done_testing();
