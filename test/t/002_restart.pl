@@ -3,7 +3,7 @@
 # each, the system clock of the server is set back ten more minutes
 # (libfaketime), so that the clock cannot carry the next IDs above the last
 # ones: only the durable high-water mark in $PGDATA/pg_snowflake can.
-# Then crashes in a row, and a corrupt high-water mark.
+# Then crashes in a row, and a corrupt or unwritable high-water mark.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -135,6 +135,15 @@ like($crashy->safe_psql('postgres', 'SELECT problem FROM snowflake_status()'),
 	qr/is corrupt/, 'snowflake_status() reports it');
 ok($crashy->log_contains('WARNING:  snowflake ID generation is disabled'), 'the log warns at start');
 
+# a longer file is no state file either
+$crashy->stop;
+open($fh, '>>', $crashy_state) or die "open $crashy_state: $!";
+print $fh "x";
+close $fh;
+$crashy->start;
+($ret, $stdout, $stderr) = $crashy->psql('postgres', 'SELECT snowflake_nextval()');
+like($stderr, qr/file "pg_snowflake\/state" is corrupt/, 'a state file with a byte too many is corrupt');
+
 # the documented way out: remove the file once the clock is past every ID
 $crashy->poll_query_until('postgres',
 	"SELECT snowflake_timestamp('$hwm'::snowflake) < clock_timestamp()")
@@ -144,5 +153,19 @@ unlink $crashy_state or die "unlink: $!";
 $crashy->start;
 is($crashy->safe_psql('postgres', 'SELECT snowflake_nextval() IS NOT NULL'), 't',
 	'after removing the file, generation resumes');
+
+# a mark that cannot be written: calls that need one fail, and
+# snowflake_status() says why, until it can be written again
+chmod 0400, $crashy_state or die "chmod: $!";
+($ret, $stdout, $stderr) = $crashy->psql('postgres', 'SELECT snowflake_reserve(4096 * 3000)');
+like($stderr, qr/ERROR:  could not open file "pg_snowflake\/state": Permission denied/,
+	'an unwritable state file: the call fails with the file\'s error');
+like($crashy->safe_psql('postgres', 'SELECT problem FROM snowflake_status()'),
+	qr/^could not write the high-water mark: could not open file "pg_snowflake\/state": Permission denied$/,
+	'and snowflake_status() reports it');
+chmod 0600, $crashy_state or die "chmod: $!";
+is($crashy->safe_psql('postgres',
+		'SELECT snowflake_reserve(4096 * 3000) IS NOT NULL; SELECT problem IS NULL FROM snowflake_status()'),
+	"t\nt", 'once it can be written, generation and snowflake_status() are well again');
 $crashy->stop;
 done_testing();
