@@ -563,10 +563,11 @@ check_peers(void)
 				(our_start > info.started_at_ms ||
 				 (our_start == info.started_at_ms && our_token > info.instance_token));
 
-			if (!conflicts)
+			if (!conflicts && info.node_id < 0)
+				strlcpy(status, "ok: no node ID, generates no IDs", sizeof(status));
+			else if (!conflicts)
 				snprintf(status, sizeof(status), "ok: node %d%s",
-						 info.node_id, info.in_recovery ? ", standby" :
-						 info.node_id < 0 ? ", generates no IDs" : "");
+						 info.node_id, info.in_recovery ? ", standby" : "");
 			else if (same_node)
 				snprintf(status, sizeof(status), "conflict: same node ID %d, %s",
 						 info.node_id, we_yield ? "started earlier" : "started later");

@@ -118,7 +118,7 @@ show_tap_failures() {
 		log "$name: failing checks"
 		# lines carry a "[hh:mm:ss.mmm](n.nnns) " prefix from 16 on
 		sed -E 's/^\[[0-9:.]+\]\([0-9.]+s\) //' "$l" |
-			grep -E '^not ok|^#   (Failed|at |got|expected)|^# +(got|expected|Looks like)' | head -60
+			grep -E '^not ok|^#   (Failed|at |got|expected)|^# +(got|expected|Looks like)| at test/t/[^ ]+ line [0-9]+' | head -60
 		log "$name: end of its log"
 		tail -40 "$l"
 		for s in "$WORK"/tmp_check/log/"${name}"_*.log; do
