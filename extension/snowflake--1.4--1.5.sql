@@ -129,3 +129,40 @@ ALTER OPERATOR FAMILY snowflake_ops USING hash ADD
 	OPERATOR 1 #=# (pg_catalog.int8, pg_catalog.int8),
 	FUNCTION 1 pg_catalog.hashint8(pg_catalog.int8),
 	FUNCTION 2 pg_catalog.hashint8extended(pg_catalog.int8, pg_catalog.int8);
+
+--
+-- 1.5: min() and max() lose their COMBINEFUNC, so that Citus pushes them
+-- down to each shard by name, where they read the shard's index, as it
+-- does bigint's.
+--
+CREATE OR REPLACE AGGREGATE min(snowflake) (
+	SFUNC = snowflake_smaller,
+	STYPE = snowflake,
+	SORTOP = <,
+	PARALLEL = SAFE
+);
+
+CREATE OR REPLACE AGGREGATE max(snowflake) (
+	SFUNC = snowflake_larger,
+	STYPE = snowflake,
+	SORTOP = >,
+	PARALLEL = SAFE
+);
+
+--
+-- 1.5: the time of an ID of an explicitly given layout, IMMUTABLE.
+--
+CREATE FUNCTION snowflake_timestamp(id snowflake, epoch pg_catalog.timestamptz,
+	node_bits pg_catalog.int4 DEFAULT 10, sequence_bits pg_catalog.int4 DEFAULT 12)
+	RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp_custom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_timestamp(id pg_catalog.int8, epoch pg_catalog.timestamptz,
+	node_bits pg_catalog.int4 DEFAULT 10, sequence_bits pg_catalog.int4 DEFAULT 12)
+	RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp_custom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_timestamp(snowflake, pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'the time of an ID of the given layout (immutable)';
+COMMENT ON FUNCTION snowflake_timestamp(pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'the time of an ID stored as bigint, of the given layout (immutable)';

@@ -371,12 +371,18 @@ ALTER OPERATOR FAMILY snowflake_minmax_ops USING brin ADD
 
 ------------------------------------------------------------------------
 -- Aggregates
+--
+-- No COMBINEFUNC: Citus pushes min() and max() down to each shard by
+-- name, as it does bigint's, only for aggregates without one (with one it
+-- sends a generic partial aggregate that cannot use the shard's index).
+-- The cost on plain PostgreSQL: no partial aggregation in parallel plans,
+-- whose workers still scan and filter; min() and max() of a key read
+-- one end of its index anyway.
 ------------------------------------------------------------------------
 
 CREATE AGGREGATE min(snowflake) (
 	SFUNC = snowflake_smaller,
 	STYPE = snowflake,
-	COMBINEFUNC = snowflake_smaller,
 	SORTOP = <,
 	PARALLEL = SAFE
 );
@@ -384,7 +390,6 @@ CREATE AGGREGATE min(snowflake) (
 CREATE AGGREGATE max(snowflake) (
 	SFUNC = snowflake_larger,
 	STYPE = snowflake,
-	COMBINEFUNC = snowflake_larger,
 	SORTOP = >,
 	PARALLEL = SAFE
 );
@@ -491,6 +496,28 @@ COMMENT ON FUNCTION snowflake_seq(snowflake) IS 'the per-millisecond sequence nu
 COMMENT ON FUNCTION snowflake_seq(pg_catalog.int8) IS 'the per-millisecond sequence number of a snowflake ID stored as bigint';
 COMMENT ON FUNCTION snowflake_from_timestamp(pg_catalog.timestamptz) IS 'the smallest snowflake ID of the millisecond containing a time, for ID range bounds';
 COMMENT ON FUNCTION snowflake_from_parts(pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'build a snowflake ID from a time, a node ID and a sequence number';
+
+------------------------------------------------------------------------
+-- The time of an ID of an explicitly given layout: IMMUTABLE, unlike the
+-- decoders that read the layout settings, for where only IMMUTABLE
+-- functions are allowed (Citus's RETURNING, index expressions).  With the
+-- default layout: snowflake_timestamp(id, '2025-01-01 00:00:00+00').
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_timestamp(id snowflake, epoch pg_catalog.timestamptz,
+	node_bits pg_catalog.int4 DEFAULT 10, sequence_bits pg_catalog.int4 DEFAULT 12)
+	RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp_custom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_timestamp(id pg_catalog.int8, epoch pg_catalog.timestamptz,
+	node_bits pg_catalog.int4 DEFAULT 10, sequence_bits pg_catalog.int4 DEFAULT 12)
+	RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp_custom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_timestamp(snowflake, pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'the time of an ID of the given layout (immutable)';
+COMMENT ON FUNCTION snowflake_timestamp(pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'the time of an ID stored as bigint, of the given layout (immutable)';
 
 ------------------------------------------------------------------------
 -- Status, for operators (pg_monitor)

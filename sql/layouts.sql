@@ -62,5 +62,19 @@ SELECT * FROM snowflake_decode(1, '2015-01-01', 10, 12, tick => '0.5 ms');
 SELECT * FROM snowflake_decode(1, 'infinity', 10, 12);
 SELECT * FROM snowflake_decode(9223372036854775807, '2015-01-01', 0, 1, tick => '1000 days');
 
+-- the time alone, of an explicit layout: IMMUTABLE, so it may stand where
+-- the layout settings may not be read (Citus's RETURNING, an index)
+SELECT snowflake_timestamp(snowflake_from_parts('2026-06-15 12:34:56.789+00', 7, 5),
+                           '2025-01-01 00:00:00+00') AS default_layout,
+       snowflake_timestamp(1050118621198921728::bigint, '2010-11-04 01:42:54.657+00') AS twitter,
+       snowflake_timestamp(175928847299117063::bigint, '2015-01-01+00', 10, 12) AS discord;
+SELECT p.oid::regprocedure, p.provolatile
+  FROM pg_proc p WHERE proname = 'snowflake_timestamp' AND pronargs = 4 ORDER BY 1::text;
+CREATE TEMP TABLE explicit_idx (id snowflake);
+CREATE INDEX ON explicit_idx (snowflake_timestamp(id, '2025-01-01 00:00:00+00'));
+DROP TABLE explicit_idx;
+SELECT snowflake_timestamp(1::bigint, '2025-01-01+00', 40, 40);
+SELECT snowflake_timestamp(-1::bigint, '2025-01-01+00');
+
 RESET TimeZone;
 RESET DateStyle;

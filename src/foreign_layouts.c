@@ -29,6 +29,7 @@
 
 PG_FUNCTION_INFO_V1(snowflake_decode_layout);
 PG_FUNCTION_INFO_V1(snowflake_decode_custom);
+PG_FUNCTION_INFO_V1(snowflake_timestamp_custom);
 PG_FUNCTION_INFO_V1(snowflake_layouts);
 
 typedef struct ForeignLayout
@@ -165,22 +166,13 @@ snowflake_decode_layout(PG_FUNCTION_ARGS)
 }
 
 /*
- * snowflake_decode(id bigint, epoch timestamptz, node_bits integer,
- *					sequence_bits integer, tick interval, sequence_first boolean)
- * RETURNS record (ts, node_id, seq)
+ * Checks the parameters of an explicitly described layout, and returns its
+ * epoch in Unix milliseconds.
  */
-Datum
-snowflake_decode_custom(PG_FUNCTION_ARGS)
+static int64
+explicit_layout_epoch(TimestampTz epoch, int32 node_bits, int32 seq_bits,
+					  int64 tick_us)
 {
-	int64		id = PG_GETARG_INT64(0);
-	TimestampTz epoch = PG_GETARG_TIMESTAMPTZ(1);
-	int32		node_bits = PG_GETARG_INT32(2);
-	int32		seq_bits = PG_GETARG_INT32(3);
-	Interval   *tick = PG_GETARG_INTERVAL_P(4);
-	bool		seq_first = PG_GETARG_BOOL(5);
-	int64		epoch_ms;
-	Datum		values[3];
-
 	/* node_id and seq are returned as integer: at most 31 bits each */
 	if (node_bits < 0 || seq_bits < 0 || node_bits > 31 || seq_bits > 31 ||
 		node_bits + seq_bits > 62)
@@ -188,8 +180,7 @@ snowflake_decode_custom(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid field widths %d and %d", node_bits, seq_bits),
 				 errdetail("The node and sequence fields must have from 0 to 31 bits each, and leave at least 1 bit of the 63 for the time.")));
-	if (tick->month != 0 || tick->day != 0 || tick->time <= 0 ||
-		tick->time % 1000 != 0)
+	if (tick_us <= 0 || tick_us % 1000 != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid tick interval"),
@@ -199,11 +190,50 @@ snowflake_decode_custom(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid epoch"),
 				 errdetail("The epoch must be a finite time, in whole milliseconds.")));
+	return epoch / 1000 + SNOWFLAKE_PG_EPOCH_UNIX_MS;
+}
 
-	epoch_ms = epoch / 1000 + SNOWFLAKE_PG_EPOCH_UNIX_MS;
-	decode_in_layout(id, epoch_ms, tick->time, node_bits, seq_bits, seq_first,
-					 values);
+/*
+ * snowflake_decode(id bigint, epoch timestamptz, node_bits integer,
+ *					sequence_bits integer, tick interval, sequence_first boolean)
+ * RETURNS record (ts, node_id, seq)
+ */
+Datum
+snowflake_decode_custom(PG_FUNCTION_ARGS)
+{
+	int64		id = PG_GETARG_INT64(0);
+	Interval   *tick = PG_GETARG_INTERVAL_P(4);
+	int64		epoch_ms;
+	Datum		values[3];
+
+	epoch_ms = explicit_layout_epoch(PG_GETARG_TIMESTAMPTZ(1), PG_GETARG_INT32(2),
+									 PG_GETARG_INT32(3),
+									 tick->month == 0 && tick->day == 0 ? tick->time : 0);
+	decode_in_layout(id, epoch_ms, tick->time, PG_GETARG_INT32(2),
+					 PG_GETARG_INT32(3), PG_GETARG_BOOL(5), values);
 	PG_RETURN_DATUM(decoded_record(fcinfo, values));
+}
+
+/*
+ * snowflake_timestamp(id, epoch timestamptz, node_bits integer,
+ *					   sequence_bits integer) RETURNS timestamptz
+ *
+ * The time of an ID of an explicitly described layout, in milliseconds
+ * after the epoch: IMMUTABLE, for where a STABLE decoder is refused (Citus
+ * allows only IMMUTABLE functions in RETURNING, for one).
+ */
+Datum
+snowflake_timestamp_custom(PG_FUNCTION_ARGS)
+{
+	int64		id = PG_GETARG_INT64(0);
+	int32		node_bits = PG_GETARG_INT32(2);
+	int32		seq_bits = PG_GETARG_INT32(3);
+	int64		epoch_ms;
+	Datum		values[3];
+
+	epoch_ms = explicit_layout_epoch(PG_GETARG_TIMESTAMPTZ(1), node_bits, seq_bits, 1000);
+	decode_in_layout(id, epoch_ms, 1000, node_bits, seq_bits, false, values);
+	PG_RETURN_DATUM(values[0]);
 }
 
 /*
