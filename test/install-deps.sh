@@ -36,12 +36,30 @@ elif [ "$profile" != demo ]; then
 	exit 2
 fi
 
+# Citus, test equipment only: from ../shared/citus when it is there (built
+# for Debian's PostgreSQL 15), with its runtime libraries
+citus_tarball=
+if [ "$profile" = test ]; then
+	citus_tarball=$(ls "$(dirname "$0")"/../../shared/citus/citus-*-pg15-*.tar.xz 2>/dev/null | head -1 || true)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+install_citus() {
+	[ -n "$citus_tarball" ] || return 0
+	[ -f /usr/share/postgresql/15/extension/citus.control ] && return 0
+	[ "$(id -u)" = 0 ] || { echo "Citus is not installed; run as root to install it" >&2; return 1; }
+	echo "installing Citus from $citus_tarball"
+	tar -xJf "$citus_tarball" -C /
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+	install_citus
+	exit
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "missing packages: ${missing[*]}; run as root to install them" >&2
@@ -60,3 +78,4 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confold \
 	"${missing[@]}" >/dev/null
 echo "installed: ${missing[*]}"
+install_citus

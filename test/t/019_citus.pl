@@ -1,0 +1,199 @@
+# snowflake on a Citus cluster: a coordinator and two workers on loopback,
+# each with its own snowflake.node_id, and a worker added later.  The
+# extension reaches every node; tables keyed by snowflake and by bigint
+# are distributed; every node writes at once, and every ID is unique and
+# carries the node ID of the server that made it; time predicates give the
+# rows snowflake_timestamp() gives; min() and max() run on each shard;
+# RETURNING decodes with the IMMUTABLE decoder; a table partitioned by ID
+# ranges is distributed; a node without a node ID refuses; and the peer
+# checker, given the cluster, checks every node, the later one included.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use SnowflakeTest;
+use Test::More;
+
+skip_all_without_extension('citus');
+
+# a server of the cluster; citus comes first in shared_preload_libraries
+sub citus_node
+{
+	my ($name, $node_id) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'citus,snowflake'
+listen_addresses = '127.0.0.1'
+max_connections = 100
+max_prepared_transactions = 100
+citus.node_conninfo = 'sslmode=disable'
+snowflake.peer_check_interval = '300ms'
+} . (defined $node_id ? "snowflake.node_id = $node_id\n" : ''));
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
+	return $node;
+}
+
+my $coord = citus_node('coordinator', 1);
+my @workers = (citus_node('worker1', 2), citus_node('worker2', 3));
+my @nodes = ($coord, @workers);
+$coord->safe_psql('postgres',
+	"SELECT citus_set_coordinator_host('127.0.0.1', " . $coord->port . ')');
+$coord->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $_->port . ')')
+  for @workers;
+
+# --- the extension reaches every node ---------------------------------------------
+$coord->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+is(join(',', map { $_->safe_psql('postgres',
+		q{SELECT extversion FROM pg_extension WHERE extname = 'snowflake'}) } @workers),
+	'1.5,1.5', 'CREATE EXTENSION on the coordinator reaches both workers');
+
+# --- distributed tables keyed by snowflake and by bigint --------------------------
+$coord->safe_psql('postgres', q{
+	CREATE TABLE events (id snowflake PRIMARY KEY DEFAULT snowflake_nextval(),
+	                     origin int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
+	SELECT create_distributed_table('events', 'id');
+	CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), origin int NOT NULL);
+	SELECT create_distributed_table('orders', 'id');
+});
+pass('tables keyed by snowflake and by bigint are distributed by their key');
+
+# --- every node writes at once ------------------------------------------------------
+# each statement goes to the node pgbench talks to, which evaluates the
+# default there: the origin column is that node's own node ID
+my @runs = map {
+	start_pgbench($_, 'insert', q{
+		INSERT INTO events (origin) VALUES (current_setting('snowflake.node_id')::int);
+		INSERT INTO orders (origin) VALUES (current_setting('snowflake.node_id')::int);
+	}, 4, 0, '--transactions=250')
+} @nodes;
+my $out = join('', map { finish_pgbench($_) } @runs);
+unlike($out, qr/number of failed transactions: [1-9]/, 'three nodes, 4 clients each: no failure');
+is($coord->safe_psql('postgres', q{
+	SELECT count(*) || ' ' || count(DISTINCT id) FROM events}), '3000 3000',
+	'3000 rows keyed by snowflake, no duplicate');
+is($coord->safe_psql('postgres', q{
+	SELECT count(*) || ' ' || count(DISTINCT id) FROM orders}), '3000 3000',
+	'3000 rows keyed by bigint, no duplicate');
+is($coord->safe_psql('postgres', q{
+	SELECT bool_and(snowflake_node_id(id) = origin) FROM
+	  (SELECT id::bigint AS id, origin FROM events UNION ALL SELECT id, origin FROM orders) a}),
+	't', 'every ID carries the node ID of the server that generated it');
+is($coord->safe_psql('postgres', q{
+	SELECT string_agg(DISTINCT origin::text, ',' ORDER BY origin::text) FROM events}),
+	'1,2,3', 'from all three nodes');
+
+# INSERT ... SELECT between distributed tables: the workers evaluate it
+$coord->safe_psql('postgres', q{
+	INSERT INTO orders (origin) SELECT 0 FROM events WHERE origin = 1});
+is($coord->safe_psql('postgres', q{
+	SELECT count(*) = count(DISTINCT id) AND bool_and(snowflake_node_id(id) IN (2, 3))
+	  FROM orders WHERE origin = 0}),
+	't', 'INSERT ... SELECT between distributed tables: generated on the workers, no duplicate');
+
+# --- time predicates, rewritten on the coordinator, pushed to every shard ----------
+is($coord->safe_psql('postgres', q{
+	SELECT (SELECT count(*) FROM events WHERE id >= now() - interval '1 hour') =
+	       (SELECT count(*) FROM events WHERE snowflake_timestamp(id) >= now() - interval '1 hour')
+	   AND (SELECT count(*) FROM orders WHERE id::snowflake < now() - interval '1 hour') =
+	       (SELECT count(*) FROM orders WHERE snowflake_timestamp(id) < now() - interval '1 hour')}),
+	't', 'time predicates give the rows snowflake_timestamp() gives, on both keys');
+like($coord->safe_psql('postgres', q{
+	EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM events WHERE id >= now() - interval '1 hour'}),
+	qr/WHERE \(id OPERATOR\(public\.>\) public\.snowflake_last_id_before\(/,
+	'each shard gets the ID bound, for its primary key');
+
+# --- min() and max() run on each shard ----------------------------------------------
+my $plan = $coord->safe_psql('postgres',
+	'EXPLAIN (VERBOSE, COSTS OFF) SELECT min(id), max(id) FROM events');
+like($plan, qr/Query: SELECT public\.min\(id\) AS min, public\.max\(id\) AS max FROM public\.events_\d+ events/,
+	'min() and max() are sent to each shard as they are');
+like($plan, qr/Index Only Scan Backward using events_pkey_\d+/, 'where they read the shard\'s index');
+unlike($plan, qr/worker_partial_agg/, 'not as a generic partial aggregate');
+my $ends = $coord->safe_psql('postgres', 'SELECT min(id) || \' \' || max(id) FROM events');
+is($ends, join(' ', map { $coord->safe_psql('postgres', "SELECT id FROM events ORDER BY id $_ LIMIT 1") }
+		('ASC', 'DESC')),
+	'and give the right values');
+
+# --- RETURNING: the IMMUTABLE decoder -----------------------------------------------
+my ($ret, $stdout, $stderr) = $coord->psql('postgres',
+	'INSERT INTO events (origin) VALUES (1) RETURNING snowflake_timestamp(id)');
+like($stderr, qr/non-IMMUTABLE functions are not allowed in the RETURNING clause/,
+	'Citus refuses the STABLE decoder in RETURNING');
+my ($id, $ts) = split /\|/, $coord->safe_psql('postgres', q{
+	INSERT INTO events (origin) VALUES (1)
+	RETURNING id, snowflake_timestamp(id, '2025-01-01 00:00:00+00')});
+is($coord->safe_psql('postgres', "SELECT snowflake_timestamp('$id'::snowflake) = '$ts'"),
+	't', 'the IMMUTABLE one, given the epoch, is accepted, and agrees with the other');
+
+# --- partitioning by ID ranges -----------------------------------------------------
+$coord->safe_psql('postgres', q{
+	CREATE TABLE log (id snowflake NOT NULL DEFAULT snowflake_nextval(), origin int,
+	                  PRIMARY KEY (id)) PARTITION BY RANGE (id);
+	SELECT create_distributed_table('log', 'id');
+	DO $$
+	DECLARE
+		d date;
+	BEGIN
+		FOR d IN SELECT generate_series(current_date - 1, current_date + 1, interval '1 day')::date LOOP
+			EXECUTE format('CREATE TABLE %I PARTITION OF log FOR VALUES FROM (%L) TO (%L)',
+			               'log_' || to_char(d, 'YYYYMMDD'),
+			               snowflake_from_timestamp(d::timestamptz),
+			               snowflake_from_timestamp((d + 1)::timestamptz));
+		END LOOP;
+	END $$;
+	INSERT INTO log (origin) SELECT 1 FROM generate_series(1, 100);
+});
+is($coord->safe_psql('postgres', q{
+	SELECT count(*) FROM pg_dist_partition WHERE logicalrelid::text LIKE 'log_%'}),
+	'3', 'partitions by ID range of a distributed table are distributed too');
+# (each partition holds the rows of its day only; all 100 rows are there)
+my $misplaced = 0;
+my $rows = 0;
+for my $day ($coord->safe_psql('postgres', q{
+		SELECT to_char(d, 'YYYYMMDD') FROM generate_series(current_date - 1, current_date + 1, interval '1 day') d}) =~ /(\d+)/g)
+{
+	$misplaced += $coord->safe_psql('postgres',
+		"SELECT count(*) FROM log_$day WHERE to_char(snowflake_timestamp(id), 'YYYYMMDD') <> '$day'");
+	$rows += $coord->safe_psql('postgres', "SELECT count(*) FROM log_$day");
+}
+is("$rows $misplaced", '100 0', 'and every row is in the partition of its day');
+
+# --- a node added later, first without a node ID ------------------------------------
+my $late = citus_node('worker3', undef);
+$coord->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $late->port . ')');
+is($late->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extname = 'snowflake'}),
+	'1.5', 'a worker added later gets the extension');
+($ret, $stdout, $stderr) = $late->psql('postgres', 'INSERT INTO events (origin) VALUES (0)');
+like($stderr, qr/ERROR:  parameter "snowflake.node_id" is not set/,
+	'a node without snowflake.node_id refuses to generate, saying why');
+
+# --- the peer checker, given the cluster, checks every node -------------------------
+# every node lists the cluster; the late worker gets node ID 2, taken
+my $cluster = 'citus:host=127.0.0.1 port=' . $coord->port . ' dbname=postgres';
+for my $node (@nodes)
+{
+	$node->append_conf('postgresql.conf', qq{snowflake.peers = '"$cluster"'\n});
+	$node->restart;
+}
+for my $node (@nodes)
+{
+	$node->poll_query_until('postgres',
+		q{SELECT count(*) = 4 AND count(*) FILTER (WHERE status = 'this server') = 1 FROM snowflake_peers()})
+	  or die 'a node did not check the whole cluster';
+}
+pass('every node checks every node of the cluster, the late worker included');
+$late->append_conf('postgresql.conf', qq{snowflake.node_id = 2\nsnowflake.peers = '"$cluster"'\n});
+$late->restart;
+$late->poll_query_until('postgres',
+	q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()})
+  or die 'the conflict was not found';
+pass('the late worker, given a node ID already taken, sees the conflict and stops');
+is($workers[0]->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'),
+	't', 'while the worker that had it first goes on');
+
+$_->stop for (@nodes, $late);
+done_testing();
