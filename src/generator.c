@@ -241,21 +241,6 @@ check_may_generate(void)
 				 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
 }
 
-static const char *
-policy_name(void)
-{
-	switch (snowflake_clock_policy)
-	{
-		case SNOWFLAKE_CLOCK_BORROW:
-			return "borrow";
-		case SNOWFLAKE_CLOCK_WAIT:
-			return "wait";
-		case SNOWFLAKE_CLOCK_ERROR:
-			return "error";
-	}
-	return "?";
-}
-
 pg_noinline static void
 report_too_far_ahead(int64 lead_ms)
 {
@@ -276,7 +261,7 @@ report_too_far_ahead(int64 lead_ms)
 				 errmsg("snowflake generator is %lld ms ahead of the system clock",
 						(long long) lead_ms),
 				 errdetail("With \"%s\" = \"%s\", IDs are not handed out ahead of the clock, and waiting up to %d ms (\"%s\") is not enough.",
-						   "snowflake.clock_policy", policy_name(),
+						   "snowflake.clock_policy", snowflake_clock_policy_name(),
 						   snowflake_clock_wait_timeout, "snowflake.clock_wait_timeout"),
 				 errhint("Check this server's time synchronization; IDs are generated again once the clock catches up.")));
 	else
@@ -285,7 +270,7 @@ report_too_far_ahead(int64 lead_ms)
 				 errmsg("snowflake generator is %lld ms ahead of the system clock",
 						(long long) lead_ms),
 				 errdetail("With \"%s\" = \"%s\", a call fails at once when the last ID is more than %lld ms ahead of the clock.",
-						   "snowflake.clock_policy", policy_name(),
+						   "snowflake.clock_policy", snowflake_clock_policy_name(),
 						   (long long) snowflake_max_wait_ms()),
 				 errhint("Check this server's time synchronization; IDs are generated again once the clock catches up.")));
 }
@@ -381,7 +366,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("cannot reserve %lld snowflake IDs at once", (long long) count),
 				 errdetail("With \"%s\" = \"%s\", a block may take the sequence numbers of %lld ms (%lld IDs): %lld ms ahead of the clock and %lld ms while the call waits.",
-						   "snowflake.clock_policy", policy_name(),
+						   "snowflake.clock_policy", snowflake_clock_policy_name(),
 						   (long long) (allowed_lead + max_wait),
 						   (long long) ((allowed_lead + max_wait) << layout->seq_bits),
 						   (long long) allowed_lead, (long long) max_wait),

@@ -66,6 +66,20 @@ static const struct config_enum_entry clock_policy_options[] = {
 };
 
 /*
+ * The name of the clock policy in force, as snowflake.clock_policy spells it.
+ */
+const char *
+snowflake_clock_policy_name(void)
+{
+	for (const struct config_enum_entry *e = clock_policy_options; e->name; e++)
+	{
+		if (e->val == snowflake_clock_policy)
+			return e->name;
+	}
+	return "?";
+}
+
+/*
  * Reads exactly 'ndigits' decimal digits at *p into *value and advances *p.
  */
 static bool

@@ -228,6 +228,7 @@ extern bool snowflake_parse_epoch(const char *str, int64 *unix_ms,
 								  const char **detail);
 extern bool snowflake_layout_is_valid(char **detail);
 extern void snowflake_check_startup_settings(void);
+extern const char *snowflake_clock_policy_name(void);
 
 /* ----------
  * Clocks (clock.c)

@@ -32,21 +32,6 @@ PG_FUNCTION_INFO_V1(snowflake_status);
 #define STATUS_COLUMNS_1_4	27
 #define STATUS_COLUMNS		29
 
-static const char *
-policy_name(int policy)
-{
-	switch (policy)
-	{
-		case SNOWFLAKE_CLOCK_BORROW:
-			return "borrow";
-		case SNOWFLAKE_CLOCK_WAIT:
-			return "wait";
-		case SNOWFLAKE_CLOCK_ERROR:
-			return "error";
-	}
-	return "unknown";
-}
-
 /*
  * Returns Unix ms as a timestamptz Datum, or sets *isnull when it is 0
  * ("never") or outside timestamptz's range.
@@ -153,7 +138,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 	values[i++] = Int32GetDatum(layout->seq_bits);
 	values[i] = unix_ms_datum(layout->epoch_ms + layout->max_ms + 1, &nulls[i]);
 	i++;
-	values[i++] = CStringGetTextDatum(policy_name(snowflake_clock_policy));
+	values[i++] = CStringGetTextDatum(snowflake_clock_policy_name());
 
 	/* generation */
 	if (gen.ids_issued > 0 && snowflake_node_id >= 0)
