@@ -21,8 +21,8 @@
  *	  once: IDs already issued keep the generator ahead of it, and
  *	  snowflake.clock_policy decides what happens (generator.c);
  *	- further ahead: a forward jump.  It is not trusted yet: new IDs carry
- *	  the trusted time (the never-stepping clock plus the trusted offset)
- *	  while the jump is "held".  If the system clock comes back within
+ *	  the latest time ever trusted (the never-stepping clock plus the
+ *	  highest trusted offset) while the jump is "held".  If the system clock comes back within
  *	  snowflake.clock_jump_hold, the jump was a glitch and no ID, no
  *	  reservation, ever carried it.  If it stays ahead for that long, it is
  *	  accepted as a real correction: IDs jump forward with it.
@@ -231,8 +231,17 @@ observe_clock(void)
 		}
 		pg_atomic_write_u64(&clock_shared->held_us, (uint64) ahead);
 
+		/*
+		 * While the jump is held, IDs carry the latest time the clock was
+		 * ever trusted at, carried forward by the steady clock: that is the
+		 * trusted time itself, unless the clock had stepped back or the
+		 * server started behind its own high-water mark.  Then a correction
+		 * that overshoots the mark (by the time the server was down, say)
+		 * lets generation resume at once, at the mark's time, instead of
+		 * waiting out the hold behind IDs already issued.
+		 */
 		if (steady - (int64) held_since < (int64) snowflake_clock_jump_hold * 1000)
-			return steady + trusted;
+			return steady + (int64) pg_atomic_read_u64(&clock_shared->highest_offset);
 
 		/* it lasted: accept it */
 		if (trust_offset(&trusted_raw, offset))

@@ -197,8 +197,22 @@ like($e, qr/ERROR:  58000: snowflake generator is 3[56]\d{5} ms ahead of the sys
 	'and generation is refused, saying the clock is an hour behind');
 like($node->safe_psql('postgres', 'SELECT problem FROM snowflake_status()'),
 	qr/the generator is 3[56]\d{5} ms ahead of the system clock/, 'snowflake_status() agrees');
+# The correction lands further past the high-water mark than
+# snowflake.max_clock_jump allows (by the time the server was down; a
+# limit of 1 ms makes that certain here), so it is held as a forward jump.
+# Generation must resume at once all the same, at the mark's time, not
+# after snowflake.clock_jump_hold.
+$node->append_conf('postgresql.conf', "snowflake.max_clock_jump = '1ms'\n");
+$node->reload;
+$node->poll_query_until('postgres', "SELECT current_setting('snowflake.max_clock_jump') = '1ms'")
+  or die 'snowflake.max_clock_jump was not reloaded';
+$offset = -s $node->logfile;
 set_clock_offset($node, '+0');
-is(round_above(12), 't', 'once the clock is back, IDs continue above the old ones');
+is(round_above(12), 't', 'once the clock is back, IDs continue above the old ones, at once');
+like(slurp_file($node->logfile, $offset), qr/WARNING:  system clock jumped forward by 3\d{6} ms/,
+	'although the correction is held as a forward jump');
+$node->append_conf('postgresql.conf', "snowflake.max_clock_jump = '1s'\n");
+$node->reload;
 
 # immediate shutdown, clock 2 s behind: continue above, ahead of the clock
 $node->stop('immediate');
