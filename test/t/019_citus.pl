@@ -4,7 +4,9 @@
 # are distributed; every node writes at once, and every ID is unique and
 # carries the node ID of the server that made it; time predicates give the
 # rows snowflake_timestamp() gives; min() and max() run on each shard;
-# RETURNING decodes with the IMMUTABLE decoder; a table partitioned by ID
+# RETURNING decodes with the IMMUTABLE decoder; ADD COLUMN with a snowflake
+# default fills distributed shards uniquely but reference-table replicas
+# differently, as the documentation warns; a table partitioned by ID
 # ranges is distributed; a node without a node ID refuses; and the peer
 # checker, given the cluster, checks every node, the later one included.
 use strict;
@@ -128,6 +130,46 @@ my ($id, $ts) = split /\|/, $coord->safe_psql('postgres', q{
 	RETURNING id, snowflake_timestamp(id, '2025-01-01 00:00:00+00')});
 is($coord->safe_psql('postgres', "SELECT snowflake_timestamp('$id'::snowflake) = '$ts'"),
 	't', 'the IMMUTABLE one, given the epoch, is accepted, and agrees with the other');
+
+# a bigint key and a snowflake key hash as different types: not co-located
+$coord->safe_psql('postgres', 'CREATE TABLE order_lines (order_id bigint, line int)');
+($ret, $stdout, $stderr) = $coord->psql('postgres',
+	q{SELECT create_distributed_table('order_lines', 'order_id', colocate_with => 'events')});
+like($stderr, qr/cannot colocate tables events and order_lines\nDETAIL:  Distribution column types don.t match/, 'a bigint column cannot be co-located with a snowflake key');
+
+# --- adding a column with a snowflake default (doc/operations.md, Citus) ------------
+# on a distributed table every worker fills its own shards: unique IDs
+$coord->safe_psql('postgres', 'ALTER TABLE orders ADD COLUMN ref bigint DEFAULT snowflake_nextval()');
+is($coord->safe_psql('postgres', q{
+	SELECT count(*) = count(DISTINCT ref) AND bool_and(snowflake_node_id(ref) IN (2, 3)) FROM orders}),
+	't', 'ADD COLUMN with a snowflake default on a distributed table: filled on the workers, unique');
+($ret, $stdout, $stderr) = $coord->psql('postgres', 'UPDATE orders SET ref = snowflake_nextval()');
+like($stderr, qr/functions used in UPDATE queries on distributed tables must not be VOLATILE/,
+	'Citus refuses snowflake_nextval() in an UPDATE');
+
+# on a reference table every node fills its own replica: the replicas differ
+$coord->safe_psql('postgres', q{
+	CREATE TABLE kinds (id bigint PRIMARY KEY DEFAULT snowflake_nextval(), name text);
+	SELECT create_reference_table('kinds');
+	INSERT INTO kinds (name) VALUES ('a'), ('b');
+	ALTER TABLE kinds ADD COLUMN ref bigint DEFAULT snowflake_nextval();
+	ALTER TABLE kinds ADD COLUMN ref2 bigint;
+	ALTER TABLE kinds ALTER COLUMN ref2 SET DEFAULT snowflake_nextval();
+	INSERT INTO kinds (name) VALUES ('c');
+});
+my $replica = $coord->safe_psql('postgres', q{
+	SELECT shard_name('kinds', shardid) FROM pg_dist_shard WHERE logicalrelid = 'kinds'::regclass});
+my @copies = map { $_->safe_psql('postgres', qq{
+	SET citus.override_table_visibility = off;
+	SELECT string_agg(concat_ws(':', id, ref, ref2), ' ' ORDER BY id) FROM $replica}) } @nodes;
+my @ids = map { s/:\d+(:\d*)?//gr } @copies;
+my @refs = map { join ' ', /\d+:(\d+)/g } @copies;
+is(scalar(keys %{{ map { $_ => 1 } @ids }}), 1,
+	'reference table: rows inserted with a snowflake default are the same on every node');
+is(scalar(keys %{{ map { $_ => 1 } @refs }}), 3,
+	'but ADD COLUMN with a snowflake default fills each node\'s replica differently (Citus evaluates it per node)');
+is($coord->safe_psql('postgres', q{SELECT count(ref2) FROM kinds}), '1',
+	'adding the column first and setting the default after gives old rows NULL, new rows one ID');
 
 # --- partitioning by ID ranges -----------------------------------------------------
 $coord->safe_psql('postgres', q{
