@@ -520,7 +520,8 @@ block_size_arg(FunctionCallInfo fcinfo)
  *
  * Reserves n consecutive IDs of this node in one critical section, for a
  * loader that numbers its rows itself: in generator order they are the
- * slots from first_id's to last_id's (see the README for the arithmetic).
+ * slots from first_id's to last_id's (doc/reference.md, "Reserving many
+ * IDs at once", has the arithmetic).
  * A block longer than a millisecond's sequence takes the following
  * milliseconds; the call returns once the clock is close enough for the
  * clock policy.  lead_ms says how far ahead of the clock the last ID was

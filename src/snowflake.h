@@ -281,7 +281,7 @@ extern void snowflake_generator_status(SnowflakeGeneratorStatus *status);
 /*
  * How far a call may let IDs run ahead of the clock at once, and how long
  * it may then wait for the clock to catch up, under the clock policy in
- * force (see the README's "When the clock steps back").
+ * force (doc/operations.md, "When the clock steps back").
  */
 static inline int64
 snowflake_allowed_lead_ms(void)
