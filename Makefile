@@ -46,6 +46,21 @@ endif
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# "make dist": the PGXN release archive, snowflake-X.Y.0.zip, of what is
+# committed (git archive; .gitattributes leaves out CI files).  META.json
+# must name the version the control file installs.
+DISTVERSION = $(shell sed -n 's/^   "version": "\(.*\)",$$/\1/p' $(srcdir)/META.json)
+
+.PHONY: dist
+dist:
+	@test "$(DISTVERSION)" = "$(EXTVERSION).0" || \
+		{ echo "META.json has version $(DISTVERSION), snowflake.control $(EXTVERSION)" >&2; exit 1; }
+	@test -f $(srcdir)/extension/snowflake--$(EXTVERSION).sql || \
+		{ echo "no extension/snowflake--$(EXTVERSION).sql" >&2; exit 1; }
+	git archive --format=zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+		-o $(EXTENSION)-$(DISTVERSION).zip HEAD
+	@echo "$(EXTENSION)-$(DISTVERSION).zip"
+
 .PHONY: print-skipped-regress
 print-skipped-regress:
 	@$(foreach t,$(REGRESS_SKIPPED),echo '$(t): $(skip_reason_$(t))';) true
