@@ -13,7 +13,7 @@ use Test::More;
 use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
-  set_clock_offset start_pgbench finish_pgbench
+  set_clock_offset start_pgbench finish_pgbench dump_and_restore
   skip_all_without_extension skip_all_without_program skip_all_without_faketime
   faketime_library);
 
@@ -159,6 +159,30 @@ sub finish_pgbench
 	my ($run) = @_;
 	$run->{h}->finish;
 	return $run->{out};
+}
+
+# --- dump and restore --------------------------------------------------------------
+# Dumps database "postgres" of $from with pg_dump in $format ("plain" or
+# "custom") and restores it into a new database $db of $to, with psql or
+# pg_restore, stopping at the first error; two checks.
+sub dump_and_restore
+{
+	my ($from, $to, $format, $db) = @_;
+	my $file = $from->basedir . "/$db.$format";
+	$to->safe_psql('postgres', "CREATE DATABASE $db");
+	command_ok([ 'pg_dump', '-d', $from->connstr('postgres'), '--format', $format, '-f', $file ],
+		"pg_dump, $format format");
+	if ($format eq 'plain')
+	{
+		command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $to->connstr($db), '-f', $file ],
+			'restore with psql');
+	}
+	else
+	{
+		command_ok([ 'pg_restore', '--exit-on-error', '-d', $to->connstr($db), $file ],
+			'restore with pg_restore');
+	}
+	return;
 }
 
 1;

@@ -43,25 +43,11 @@ my $before = $old->safe_psql('postgres', $fingerprint);
 
 my $new = snowflake_node('new', conf => "snowflake.node_id = 3\n");
 $new->start;
-my $dir = $old->basedir;
 
 for my $format ('plain', 'custom')
 {
 	my $db = "restored_$format";
-	$new->safe_psql('postgres', "CREATE DATABASE $db");
-	my $file = "$dir/dump.$format";
-	command_ok([ 'pg_dump', '-d', $old->connstr('postgres'), '--format', $format, '-f', $file ],
-		"pg_dump, $format format");
-	if ($format eq 'plain')
-	{
-		command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $new->connstr($db), '-f', $file ],
-			'restore with psql');
-	}
-	else
-	{
-		command_ok([ 'pg_restore', '--exit-on-error', '-d', $new->connstr($db), $file ],
-			'restore with pg_restore');
-	}
+	dump_and_restore($old, $new, $format, $db);
 
 	is($new->safe_psql($db, $fingerprint), $before, "$format: the same rows, in the same partitions");
 	is($new->safe_psql($db, q{
