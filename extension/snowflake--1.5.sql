@@ -248,6 +248,14 @@ CREATE OPERATOR >= (
 -- their own, with names nobody writes by chance.  They are bigint's
 -- comparisons, nothing more; write bigint comparisons with <, =, > as
 -- always.
+--
+-- The other way, adding snowflake to core's integer_ops families, was not
+-- taken: a btree family must be complete for every pair of its types, so
+-- snowflake would need operators and comparison functions with smallint
+-- and integer too (the planner derives cross-type comparisons from
+-- equivalence classes and expects them to exist), and a core family would
+-- carry members that DROP EXTENSION must remove and catalog-wide checks
+-- list.  A family of our own changes nothing outside the extension.
 ------------------------------------------------------------------------
 
 CREATE FUNCTION snowflake_int8_eq(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
