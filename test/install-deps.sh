@@ -67,10 +67,15 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 echo "installing: ${missing[*]}"
-# no cluster at install time; the demo and the tests make their own
+# no cluster at install time; the demo and the tests make their own.  The
+# setting goes into createcluster.d, which Debian's createcluster.conf
+# includes: a createcluster.conf of our own would replace Debian's (kept
+# aside as createcluster.conf.ucf-dist), and clusters made later with
+# pg_createcluster would lack conf.d and Debian's other defaults.
 if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
-	mkdir -p /etc/postgresql-common
-	echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.conf
+	mkdir -p /etc/postgresql-common/createcluster.d
+	echo 'create_main_cluster = false' \
+		>/etc/postgresql-common/createcluster.d/snowflake-no-main-cluster.conf
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
