@@ -142,9 +142,31 @@ SET enable_hashjoin = off;
 SET enable_mergejoin = on;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM sf_events e JOIN big_orders o ON e.id = o.id;
 SELECT count(*) FROM sf_events e JOIN big_orders o ON e.id = o.id;
-RESET enable_mergejoin;
+-- nested loops probing one key's index with the other type's values.  The
+-- snowflake key's index takes bigint values directly.  An inner equi-join
+-- is an equivalence of snowflake's family, which the bigint key's index
+-- (core's family) cannot serve; written with the snowflake side cast to
+-- bigint it can, and outer joins and range conditions reach it through
+-- the planner support function.
+SET enable_mergejoin = off;
 RESET enable_nestloop;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM (SELECT id FROM big_orders b ORDER BY id LIMIT 3) o JOIN sf_events e ON e.id = o.id;
+SELECT pg_temp.plan_uses('SELECT count(*) FROM (SELECT id FROM sf_events s ORDER BY id LIMIT 3) e
+                           JOIN big_orders o ON o.id = e.id', 'big_orders_pkey') AS equijoin_probes_bigint_key;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM (SELECT id FROM sf_events s ORDER BY id LIMIT 3) e JOIN big_orders o ON o.id = e.id::bigint;
+SELECT count(*) FROM (SELECT id FROM sf_events s ORDER BY id LIMIT 3) e JOIN big_orders o ON o.id = e.id::bigint;
+EXPLAIN (COSTS OFF)
+SELECT count(o.id) FROM (SELECT id FROM sf_events s ORDER BY id LIMIT 3) e LEFT JOIN big_orders o ON o.id = e.id;
+SELECT count(o.id) FROM (SELECT id FROM sf_events s ORDER BY id LIMIT 3) e LEFT JOIN big_orders o ON o.id = e.id;
+RESET enable_mergejoin;
 RESET enable_hashjoin;
+-- on the snowflake key, compare the column itself: "id = $1" with a bigint
+-- $1 is an index condition, "id::bigint = $1" a bigint comparison that the
+-- key's index (snowflake's family) does not serve
+SELECT pg_temp.plan_uses('SELECT n FROM sf_events WHERE id = 42::bigint', 'Index Cond') AS column_compared,
+       pg_temp.plan_uses('SELECT n FROM sf_events WHERE id::bigint = 42::bigint', 'Index Cond') AS cast_compared;
 
 -- hash index
 CREATE INDEX sf_events_hash ON sf_events USING hash (id);

@@ -18,9 +18,13 @@
  *	   core bigint operator, the snowflake side relabeled as bigint.  The
  *	   planner then treats it like any bigint comparison: index scans,
  *	   partition pruning, statistics.
- *	 - SupportRequestIndexCondition: for the remaining cases (a join
- *	   between a bigint and a snowflake column, "id::snowflake = ..." on a
- *	   bigint column), the same rewriting is offered as an index condition.
+ *	 - SupportRequestIndexCondition: for comparisons with columns on both
+ *	   sides (outer joins, range joins), the same rewriting is offered as
+ *	   an index condition of the bigint index.  An inner equi-join never
+ *	   gets here: the planner makes it an equivalence class of snowflake's
+ *	   family, which a bigint index cannot serve, so such joins probe a
+ *	   bigint key only with the snowflake side cast to bigint (the
+ *	   regression test operators shows both).
  *	 Both are exact: the two types share their representation.
  *
  * snowflake_time_support: comparisons of IDs with times (time_ops.c),
