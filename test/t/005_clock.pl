@@ -107,10 +107,12 @@ like(finish_pgbench(start_pgbench($node, 'select', 'SELECT snowflake_nextval();'
 is($node->safe_psql('postgres', 'SELECT clock_errors FROM snowflake_status()'), '0',
 	'no clock error counted');
 $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
-set_clock_offset($node, '-3');
+# (steps here are far larger than their bounds, so that no slow call can
+# see the clock caught up again)
+set_clock_offset($node, '-60');
 my $e = psql_error('SELECT snowflake_nextval()');
 like($e, qr/ERROR:  58000: snowflake generator is \d+ ms ahead of the system clock/,
-	'a clock 3 s behind the last ID is an error at once (SQLSTATE 58000)');
+	'a clock a minute behind the last ID is an error at once (SQLSTATE 58000)');
 like($e, qr/DETAIL:  With "snowflake.clock_policy" = "error", a call fails at once when the last ID is more than 100 ms ahead of the clock\./,
 	'whose detail names the policy and the bound (snowflake.clock_step_threshold)');
 like($e, qr/HINT:  Check this server's time synchronization/, 'and whose hint says what to do');
@@ -120,13 +122,13 @@ set_clock_offset($node, '+0');
 wait_for_clock_to_catch_up();
 
 # --- clock_policy = wait: wait for the clock, within clock_wait_timeout -------------
-set_and_reload("ALTER SYSTEM SET snowflake.clock_policy = 'wait'; ALTER SYSTEM SET snowflake.clock_wait_timeout = '5s'",
-	"SELECT current_setting('snowflake.clock_wait_timeout') = '5s'");
+set_and_reload("ALTER SYSTEM SET snowflake.clock_policy = 'wait'; ALTER SYSTEM SET snowflake.clock_wait_timeout = '30s'",
+	"SELECT current_setting('snowflake.clock_wait_timeout') = '30s'");
 my $waits = $node->safe_psql('postgres', 'SELECT clock_waits FROM snowflake_status()');
 my $before = $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
-set_clock_offset($node, '-2');
+set_clock_offset($node, '-10');
 is($node->safe_psql('postgres', "INSERT INTO ids (round) VALUES (2) RETURNING id > $before"),
-	't', 'policy "wait": with the clock 2 s behind, the call waits and succeeds');
+	't', 'policy "wait": with the clock 10 s behind, the call waits and succeeds');
 is($node->safe_psql('postgres', "SELECT clock_waits > $waits FROM snowflake_status()"),
 	't', 'the wait is counted');
 set_clock_offset($node, '+0');
@@ -136,7 +138,7 @@ wait_for_clock_to_catch_up();
 set_and_reload("ALTER SYSTEM SET snowflake.clock_policy = 'borrow'; ALTER SYSTEM SET snowflake.max_borrow = '1s'; ALTER SYSTEM SET snowflake.clock_wait_timeout = '500ms'",
 	"SELECT current_setting('snowflake.max_borrow') = '1s'");
 $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
-set_clock_offset($node, '-5');
+set_clock_offset($node, '-60');
 $e = psql_error('SELECT snowflake_nextval()');
 like($e, qr/ERROR:  58000: snowflake generator is \d+ ms ahead of the system clock/,
 	'policy "borrow": beyond snowflake.max_borrow and the wait, an error');
