@@ -26,7 +26,8 @@ $node->safe_psql('postgres', q{
 # other sessions insert with the DEFAULT meanwhile
 my $pgbench = start_pgbench($node, 'insert',
 	"INSERT INTO events (source) VALUES ('single');", 4, 8);
-sleep 1;
+$node->poll_query_until('postgres', 'SELECT count(*) > 0 FROM events')
+  or die 'pgbench did not start inserting';
 
 # a loader reserves a million IDs and numbers its rows itself: slot k of
 # the block is (time field << 12 | sequence) of the first ID plus k
