@@ -75,6 +75,9 @@ $node->poll_query_until('postgres', "SELECT current_setting('snowflake.reserve_a
   or die;
 worker_checks(1);
 $node->safe_psql('postgres', 'SELECT snowflake_nextval()');
+# two whole checks after the ID, so that the worker has seen it before the
+# clock moves: with 60 s left it renews nothing, and no ID is pending after
+worker_checks(2);
 my ($writes, $backend_writes) = split /\|/, status('hwm_writes, hwm_backend_writes');
 cmp_ok($backend_writes, '>=', 1, 'the first ID after start: a backend wrote the reservation');
 set_clock_offset($node, '+20');
