@@ -25,16 +25,7 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from shop.models import Customer, Order, OrderLine  # noqa: E402
 
-checks = 0
-failures = 0
-
-
-def check(ok, description):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-    print(f"{'ok' if ok else 'not ok'} {checks} - {description}", flush=True)
+from tap import check, finish  # noqa: E402
 
 
 def scalar(sql, params=None):
@@ -127,8 +118,7 @@ def main():
     again = Order.objects.create(customer=customer)
     check(again.id >= boundary() > first, "migrating forward again: snowflake keys, a new boundary")
 
-    print(f"1..{checks}")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -12,16 +12,7 @@ from sqlalchemy import (BigInteger, Column, DateTime, ForeignKey, Integer,
                         Text, create_engine, event, func, insert, select, text)
 from sqlalchemy.orm import Session, declarative_base, relationship
 
-checks = 0
-failures = 0
-
-
-def check(ok, description):
-    global checks, failures
-    checks += 1
-    if not ok:
-        failures += 1
-    print(f"{'ok' if ok else 'not ok'} {checks} - {description}", flush=True)
+from tap import check, finish
 
 
 Base = declarative_base()
@@ -128,8 +119,7 @@ def main():
         check(in_db[0] == f'"{new_id}"' and in_db[1] == str(new_id),
               "in the database, to_json() of a snowflake is a string, of a bigint a number")
 
-    print(f"1..{checks}")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":
