@@ -10,7 +10,12 @@ OBJS        = src/snowflake.o src/guc.o src/layout.o src/clock.o \
               src/type_io.o src/operators.o src/time_ops.o \
               src/planner_support.o src/decode.o src/foreign_layouts.o \
               src/uuid.o
-DATA        = $(wildcard $(srcdir)/extension/snowflake--*.sql)
+# The current version's install script is built from extension/snowflake.sql,
+# its one source; older versions install through snowflake--1.0.sql and the
+# update scripts.
+DATA        = $(srcdir)/extension/snowflake--1.0.sql \
+              $(wildcard $(srcdir)/extension/snowflake--*--*.sql)
+DATA_built  = snowflake--$(EXTVERSION).sql
 PGFILEDESC  = "snowflake - time-ordered 64-bit identifiers"
 PG_CPPFLAGS = -I$(srcdir)/src -I$(libpq_srcdir) -DSNOWFLAKE_VERSION=\"$(EXTVERSION)\"
 SHLIB_LINK_INTERNAL = $(libpq)
@@ -46,17 +51,21 @@ endif
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+snowflake--$(EXTVERSION).sql: $(srcdir)/extension/snowflake.sql
+	cp $< $@
+
 # "make dist": the PGXN release archive, snowflake-X.Y.0.zip, of what is
 # committed (git archive; .gitattributes leaves out CI files).  META.json
 # must name the version the control file installs.
 DISTVERSION = $(shell sed -n 's/^   "version": "\(.*\)",$$/\1/p' $(srcdir)/META.json)
+PREVVERSION = $(shell ls $(srcdir)/extension | sed -n 's/^snowflake--\(.*\)--$(EXTVERSION)\.sql$$/\1/p')
 
 .PHONY: dist
 dist:
 	@test "$(DISTVERSION)" = "$(EXTVERSION).0" || \
 		{ echo "META.json has version $(DISTVERSION), snowflake.control $(EXTVERSION)" >&2; exit 1; }
-	@test -f $(srcdir)/extension/snowflake--$(EXTVERSION).sql || \
-		{ echo "no extension/snowflake--$(EXTVERSION).sql" >&2; exit 1; }
+	@test -f $(srcdir)/extension/snowflake--$(PREVVERSION)--$(EXTVERSION).sql || \
+		{ echo "no update script to $(EXTVERSION)" >&2; exit 1; }
 	git archive --format=zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
 		-o $(EXTENSION)-$(DISTVERSION).zip HEAD
 	@echo "$(EXTENSION)-$(DISTVERSION).zip"

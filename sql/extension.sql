@@ -90,7 +90,7 @@ CREATE EXTENSION snowflake VERSION '1.0';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 CREATE TABLE kept (id snowflake PRIMARY KEY DEFAULT snowflake_nextval());
 INSERT INTO kept DEFAULT VALUES;
-ALTER EXTENSION snowflake UPDATE TO '1.5';
+ALTER EXTENSION snowflake UPDATE TO '1.6';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 SELECT s AS only_in_new_install FROM signature_new
 EXCEPT SELECT * FROM pg_temp.ext_signature()
@@ -104,7 +104,7 @@ SELECT count(*), count(DISTINCT id), min(id) < max(id) AS increasing FROM kept;
 SELECT count(*) FROM kept WHERE id <@ tstzrange(now() - interval '1 hour', NULL);
 DROP TABLE kept;
 
--- the same from 1.4, installed by its own script, as most servers have it
+-- the same from 1.4, as most servers have it
 DROP EXTENSION snowflake;
 CREATE EXTENSION snowflake VERSION '1.4';
 CREATE TABLE kept (id snowflake PRIMARY KEY DEFAULT snowflake_nextval());

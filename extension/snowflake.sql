@@ -1,12 +1,14 @@
-/* sql/snowflake--1.4.sql */
+/* extension/snowflake.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION snowflake" to load this file. \quit
 
 --
--- Version 1.4, installed directly: the same objects as 1.0 followed by its
--- update scripts (the regression test "extension" compares the two, object
--- by object), written as they stand in 1.4.
+-- The install script of the current version, kept here once: "make" copies
+-- it to snowflake--<default_version>.sql.  It creates the same objects as
+-- snowflake--1.0.sql followed by every update script (the regression test
+-- "extension" compares the two, object by object), written as they stand
+-- now.  Older versions are installed through 1.0 and the updates.
 --
 -- This script holds DDL only.  Core objects are schema-qualified and every
 -- function is named with its exact argument types, so nothing earlier in
@@ -236,9 +238,76 @@ CREATE OPERATOR >= (
 	RESTRICT = scalargesel, JOIN = scalargejoinsel);
 
 ------------------------------------------------------------------------
+-- Comparisons of bigint with bigint, for snowflake's operator families.
+--
+-- A btree or hash operator family that compares snowflake with bigint must
+-- also compare bigint with bigint, to be complete: the planner sorts the
+-- bigint side of a merge join by it, and hashes it.  Core's own bigint
+-- operators must not serve there: an operator in two families changes the
+-- plans of every bigint query (equivalence classes and sort orders then
+-- carry both families, and PostgreSQL's own regression suite shows extra
+-- sorts and lost index scans).  So the families use these operators of
+-- their own, with names nobody writes by chance.  They are bigint's
+-- comparisons, nothing more; write bigint comparisons with <, =, > as
+-- always.
+--
+-- The other way, adding snowflake to core's integer_ops families, was
+-- built and measured (test/core-regress/README.md) and not taken.  It
+-- leaves core plans alone too, and lets a merge join read a bigint index
+-- where this family sorts the bigint side.  But an operator class cannot
+-- change family in place, so every snowflake index of a 1.4 install would
+-- have to be rebuilt by the update; the family also needs 20 more
+-- operators against smallint and integer to be complete, and puts the
+-- extension's members into a core family.
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_int8_eq(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_ne(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_lt(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_le(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_gt(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION snowflake_int8_ge(pg_catalog.int8, pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR #=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_eq,
+	COMMUTATOR = #=#, NEGATOR = #<>#,
+	RESTRICT = eqsel, JOIN = eqjoinsel, MERGES, HASHES);
+CREATE OPERATOR #<># (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_ne,
+	COMMUTATOR = #<>#, NEGATOR = #=#,
+	RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR #<# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_lt,
+	COMMUTATOR = #>#, NEGATOR = #>=#,
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR #<=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_le,
+	COMMUTATOR = #>=#, NEGATOR = #>#,
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR #># (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_gt,
+	COMMUTATOR = #<#, NEGATOR = #<=#,
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR #>=# (
+	LEFTARG = pg_catalog.int8, RIGHTARG = pg_catalog.int8, FUNCTION = snowflake_int8_ge,
+	COMMUTATOR = #<=#, NEGATOR = #<#,
+	RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+COMMENT ON OPERATOR #=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint equality, for snowflake''s operator families only';
+COMMENT ON OPERATOR #<# (pg_catalog.int8, pg_catalog.int8) IS 'bigint less-than, for snowflake''s operator families only';
+
+------------------------------------------------------------------------
 -- Operator classes.  One btree and one hash family hold snowflake and
 -- bigint together, complete in all four type pairs, so that the planner
--- may compare, sort, merge and hash across the two types.
+-- may compare, sort, merge and hash across the two types.  No core
+-- operator is a member: the bigint-with-bigint members are the operators
+-- above.
 ------------------------------------------------------------------------
 
 CREATE OPERATOR FAMILY snowflake_ops USING btree;
@@ -269,11 +338,11 @@ ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
 	OPERATOR 5 > (pg_catalog.int8, snowflake),
 	FUNCTION 1 (pg_catalog.int8, snowflake) snowflake_cmp(pg_catalog.int8, snowflake),
 
-	OPERATOR 1 pg_catalog.< (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 2 pg_catalog.<= (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 3 pg_catalog.= (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 4 pg_catalog.>= (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 5 pg_catalog.> (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 1 #<# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 2 #<=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 3 #=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 4 #>=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 5 #># (pg_catalog.int8, pg_catalog.int8),
 	FUNCTION 1 (pg_catalog.int8, pg_catalog.int8) pg_catalog.btint8cmp(pg_catalog.int8, pg_catalog.int8);
 
 CREATE OPERATOR FAMILY snowflake_ops USING hash;
@@ -287,7 +356,7 @@ CREATE OPERATOR CLASS snowflake_ops
 ALTER OPERATOR FAMILY snowflake_ops USING hash ADD
 	OPERATOR 1 = (snowflake, pg_catalog.int8),
 	OPERATOR 1 = (pg_catalog.int8, snowflake),
-	OPERATOR 1 pg_catalog.= (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 1 #=# (pg_catalog.int8, pg_catalog.int8),
 	FUNCTION 1 pg_catalog.hashint8(pg_catalog.int8),
 	FUNCTION 2 pg_catalog.hashint8extended(pg_catalog.int8, pg_catalog.int8);
 
@@ -313,12 +382,18 @@ ALTER OPERATOR FAMILY snowflake_minmax_ops USING brin ADD
 
 ------------------------------------------------------------------------
 -- Aggregates
+--
+-- No COMBINEFUNC: Citus pushes min() and max() down to each shard by
+-- name, as it does bigint's, only for aggregates without one (with one it
+-- sends a generic partial aggregate that cannot use the shard's index).
+-- The cost on plain PostgreSQL: no partial aggregation in parallel plans,
+-- whose workers still scan and filter; min() and max() of a key read
+-- one end of its index anyway.
 ------------------------------------------------------------------------
 
 CREATE AGGREGATE min(snowflake) (
 	SFUNC = snowflake_smaller,
 	STYPE = snowflake,
-	COMBINEFUNC = snowflake_smaller,
 	SORTOP = <,
 	PARALLEL = SAFE
 );
@@ -326,7 +401,6 @@ CREATE AGGREGATE min(snowflake) (
 CREATE AGGREGATE max(snowflake) (
 	SFUNC = snowflake_larger,
 	STYPE = snowflake,
-	COMBINEFUNC = snowflake_larger,
 	SORTOP = >,
 	PARALLEL = SAFE
 );
@@ -435,6 +509,28 @@ COMMENT ON FUNCTION snowflake_from_timestamp(pg_catalog.timestamptz) IS 'the sma
 COMMENT ON FUNCTION snowflake_from_parts(pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'build a snowflake ID from a time, a node ID and a sequence number';
 
 ------------------------------------------------------------------------
+-- The time of an ID of an explicitly given layout: IMMUTABLE, unlike the
+-- decoders that read the layout settings, for where only IMMUTABLE
+-- functions are allowed (Citus's RETURNING, index expressions).  With the
+-- default layout: snowflake_timestamp(id, '2025-01-01 00:00:00+00').
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_timestamp(id snowflake, epoch pg_catalog.timestamptz,
+	node_bits pg_catalog.int4 DEFAULT 10, sequence_bits pg_catalog.int4 DEFAULT 12)
+	RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp_custom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_timestamp(id pg_catalog.int8, epoch pg_catalog.timestamptz,
+	node_bits pg_catalog.int4 DEFAULT 10, sequence_bits pg_catalog.int4 DEFAULT 12)
+	RETURNS pg_catalog.timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp_custom'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_timestamp(snowflake, pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'the time of an ID of the given layout (immutable)';
+COMMENT ON FUNCTION snowflake_timestamp(pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int4, pg_catalog.int4) IS 'the time of an ID stored as bigint, of the given layout (immutable)';
+
+------------------------------------------------------------------------
 -- Status, for operators (pg_monitor)
 ------------------------------------------------------------------------
 
@@ -465,7 +561,9 @@ CREATE FUNCTION snowflake_status(
 	OUT hwm_backend_writes pg_catalog.int8,
 	OUT worker_pid pg_catalog.int4,
 	OUT worker_checked_at pg_catalog.timestamptz,
-	OUT problem pg_catalog.text)
+	OUT problem pg_catalog.text,
+	OUT clock_held_ms pg_catalog.int8,
+	OUT clock_jumps_ignored pg_catalog.int8)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_status'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
@@ -754,3 +852,480 @@ GRANT EXECUTE ON FUNCTION snowflake_peers() TO pg_monitor;
 --
 REVOKE ALL ON FUNCTION snowflake_reserve(pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_nextval(pg_catalog.int8) FROM PUBLIC;
+
+------------------------------------------------------------------------
+-- Since 1.5: adopting snowflake IDs in an existing table
+--
+-- snowflake_adopt(tbl, col, dry_run) switches one key column that is
+-- filled by a serial sequence or an identity, or that has no default, to
+-- DEFAULT snowflake_nextval().  It returns the statements that do it, one
+-- a row, in the order they must run.  With dry_run => true (the default)
+-- it only returns them, to be read or run later, together, in one
+-- transaction; with dry_run => false it also runs each of them, in the
+-- caller's transaction.  The statements are:
+--
+--   1. for an identity column: ALTER TABLE ... DROP IDENTITY, which drops
+--      the identity's sequence;
+--   2. for a smallint or integer column: ALTER TABLE ... TYPE bigint, and
+--      the same for every smallint or integer column that holds its keys
+--      through foreign keys, directly or through a chain of them, in any
+--      schema.  Each table gets one ALTER TABLE for all its columns, the
+--      key's own table first.  A partitioned or inherited table is altered
+--      at its top-level parent; ALTER TABLE carries the change to every
+--      partition and child.  Columns that are already bigint stay as they
+--      are, but a smallint or integer column referencing a bigint key is
+--      still widened: it will receive snowflake IDs;
+--   3. ALTER TABLE ... SET DEFAULT <schema>.snowflake_nextval(), with the
+--      schema the extension is in now;
+--   4. for a serial column, its old sequence: DROP SEQUENCE if nothing
+--      but this default used it.  A sequence that something else still
+--      uses (another column's default, a view) is kept, released from the
+--      column with ALTER SEQUENCE ... OWNED BY NONE, so that dropping the
+--      column later cannot drop it and pg_get_serial_sequence() no longer
+--      names it (Django and Rails reset sequences through it).  That is
+--      said in a comment line ("-- ...") among the statements and in a
+--      NOTICE.  A sequence the column does not own is never touched;
+--   5. COMMENT ON COLUMN, recording the boundary: the first snowflake ID
+--      of the moment of adoption, snowflake_from_timestamp(now()).  Every
+--      existing key is below it, and every ID the new default generates
+--      is at or above it, so "id < boundary" tells an adopted key from a
+--      snowflake ID.  The comment reads "snowflake_adopt: keys below N
+--      predate snowflake IDs (switched <time> UTC)"; an earlier comment
+--      on the column is kept below that line.  With a dry run the
+--      boundary is the time of the dry run, which only makes it more
+--      conservative when the statements are run later.
+--
+-- Existing rows keep their keys.  The type changes rewrite each table
+-- and its indexes under an ACCESS EXCLUSIVE lock.  With dry_run => false
+-- the key's table is locked that way first, so that no row can slip in
+-- between the checks below and the changes.
+--
+-- It refuses, before anything is changed and in a dry run as well:
+--
+--   * a relation that is not a table (wrong_object_type), a column that
+--     does not exist (undefined_column);
+--   * a column that is not smallint, integer or bigint, or is already of
+--     type snowflake (datatype_mismatch: the column's data type is what
+--     does not fit, as for a foreign key between incompatible types;
+--     wrong_object_type would say the table is the wrong kind of
+--     relation);
+--   * a generated column, a column whose default already calls
+--     snowflake_nextval(), or one whose default is something other than
+--     nextval() of a sequence, which it will not silently replace
+--     (object_not_in_prerequisite_state);
+--   * existing keys at or above the first snowflake ID of now: they
+--     would collide with new IDs or sort after them
+--     (object_not_in_prerequisite_state);
+--   * objects that make ALTER TABLE ... TYPE fail on a column it has to
+--     widen, in any table or partition: views and rules, triggers,
+--     policies, generated columns, publications, SQL-standard function
+--     bodies and partition keys; other objects that use the sequence of
+--     an identity column, which DROP IDENTITY would have to drop
+--     (dependent_objects_still_exist, naming every object, as DROP does);
+--   * a caller who does not own (or belong to the owner role of) the
+--     table, its partitions and children, and every table whose column it
+--     has to widen (insufficient_privilege, as "must be owner of").
+--
+-- The function runs as its caller and with search_path set to
+-- pg_catalog, pg_temp, so that no object of the caller's can capture a
+-- name in its queries; catalogs and core functions are qualified all the
+-- same.  The extension is relocatable, so there is no @extschema@: it
+-- finds the schema of its own snowflake_nextval() through pg_depend when
+-- it runs, and names the extension's functions with that schema.
+-- Statements are built with format('%I') from catalog names, and every
+-- object in them is schema-qualified, so they mean the same under any
+-- search_path.
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_adopt(tbl pg_catalog.regclass,
+	col pg_catalog.name DEFAULT 'id',
+	dry_run pg_catalog.bool DEFAULT true)
+	RETURNS SETOF pg_catalog.text
+	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+AS $adopt$
+DECLARE
+	ext_schema	pg_catalog.name;		-- where the extension is now
+	nextval_fn	pg_catalog.oid;			-- its snowflake_nextval()
+	sf_type		pg_catalog.oid;			-- its type snowflake
+	rel_kind	pg_catalog."char";
+	rel_owner	pg_catalog.oid;
+	rel_desc	pg_catalog.text;		-- "table s.t", for messages
+	qual		pg_catalog.text;		-- s.t, quoted for statements
+	key_attnum	pg_catalog.int2;
+	key_type	pg_catalog.oid;
+	key_ident	pg_catalog."char";
+	key_gen		pg_catalog."char";
+	col_desc	pg_catalog.text;		-- "column c of table s.t"
+	def_oid		pg_catalog.oid;			-- the column's pg_attrdef row
+	def_expr	pg_catalog.text;
+	def_seq		pg_catalog.oid;			-- sequence the default uses
+	own_seq		pg_catalog.oid;			-- sequence the column owns
+	seq_qual	pg_catalog.text;
+	seq_desc	pg_catalog.text;
+	seq_users	pg_catalog.text;		-- other users of that sequence
+	widen_rel	pg_catalog.oid[];		-- top-level tables and their
+	widen_att	pg_catalog.name[];		-- columns to change to bigint
+	blockers	pg_catalog.text;
+	blocked		pg_catalog.int8;
+	blocked_col	pg_catalog.text;
+	bad			record;
+	max_key		pg_catalog.int8;
+	boundary	pg_catalog.int8;
+	old_comment	pg_catalog.text;
+	marker		pg_catalog.text;
+	stmts		pg_catalog.text[] := '{}';
+	stmt		pg_catalog.text;
+BEGIN
+	-- the extension's schema, through its member snowflake_nextval()
+	SELECT n.nspname, p.oid, p.prorettype
+	  INTO ext_schema, nextval_fn, sf_type
+	  FROM pg_catalog.pg_extension e
+	  JOIN pg_catalog.pg_depend d
+		ON d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+	   AND d.refobjid = e.oid AND d.deptype = 'e'
+	   AND d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+	  JOIN pg_catalog.pg_proc p ON p.oid = d.objid
+	  JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+	 WHERE e.extname = 'snowflake'
+	   AND p.proname = 'snowflake_nextval' AND p.pronargs = 0;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'function snowflake_nextval() of extension "snowflake" was not found'
+			USING ERRCODE = 'undefined_function';
+	END IF;
+
+	SELECT c.relkind, c.relowner, pg_catalog.format('%I.%I', n.nspname, c.relname),
+		   pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, c.oid, 0)
+	  INTO rel_kind, rel_owner, qual, rel_desc
+	  FROM pg_catalog.pg_class c
+	  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+	 WHERE c.oid = tbl;
+	IF rel_kind NOT IN ('r', 'p') THEN
+		RAISE EXCEPTION '% is not a table', rel_desc
+			USING ERRCODE = 'wrong_object_type';
+	END IF;
+
+	-- the owner's check comes first, before any lock or read
+	IF NOT pg_catalog.pg_has_role(rel_owner, 'USAGE') THEN
+		RAISE EXCEPTION 'must be owner of %', rel_desc
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'Only the owner of a table can change its key column.';
+	END IF;
+
+	IF NOT dry_run THEN
+		EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', qual);
+	END IF;
+
+	SELECT a.attnum, a.atttypid, a.attidentity, a.attgenerated,
+		   pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, tbl, a.attnum)
+	  INTO key_attnum, key_type, key_ident, key_gen, col_desc
+	  FROM pg_catalog.pg_attribute a
+	 WHERE a.attrelid = tbl AND a.attname = col
+	   AND a.attnum > 0 AND NOT a.attisdropped;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'column "%" of % does not exist', col, rel_desc
+			USING ERRCODE = 'undefined_column';
+	END IF;
+
+	IF key_type = sf_type THEN
+		RAISE EXCEPTION 'column "%" of % is already of type snowflake', col, rel_desc
+			USING ERRCODE = 'datatype_mismatch',
+				  DETAIL = 'Its keys are snowflake IDs already.',
+				  HINT = 'If it has no default, give it DEFAULT snowflake_nextval().';
+	END IF;
+	IF key_type NOT IN ('pg_catalog.int2'::pg_catalog.regtype,
+						'pg_catalog.int4'::pg_catalog.regtype,
+						'pg_catalog.int8'::pg_catalog.regtype) THEN
+		RAISE EXCEPTION 'column "%" of % is of type %, not an integer type',
+			col, rel_desc, pg_catalog.format_type(key_type, NULL)
+			USING ERRCODE = 'datatype_mismatch',
+				  DETAIL = 'Only smallint, integer and bigint keys can switch to snowflake IDs.';
+	END IF;
+	IF key_gen <> '' THEN
+		RAISE EXCEPTION 'column "%" of % is a generated column', col, rel_desc
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = 'Its values are computed from other columns of the row.';
+	END IF;
+
+	-- the default, the sequence it calls and the sequence the column owns
+	SELECT ad.oid, pg_catalog.pg_get_expr(ad.adbin, ad.adrelid)
+	  INTO def_oid, def_expr
+	  FROM pg_catalog.pg_attrdef ad
+	 WHERE ad.adrelid = tbl AND ad.adnum = key_attnum;
+	IF def_oid IS NOT NULL THEN
+		IF EXISTS (SELECT FROM pg_catalog.pg_depend d
+					WHERE d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass
+					  AND d.objid = def_oid
+					  AND d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+					  AND d.refobjid = nextval_fn) THEN
+			RAISE EXCEPTION 'column "%" of % already generates snowflake IDs', col, rel_desc
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = pg_catalog.format('Its default is %s.', def_expr);
+		END IF;
+		SELECT d.refobjid INTO def_seq
+		  FROM pg_catalog.pg_depend d
+		  JOIN pg_catalog.pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+		 WHERE d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass
+		   AND d.objid = def_oid
+		   AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass;
+		IF def_seq IS NULL OR def_expr !~ '^nextval\(''.*''::regclass\)$' THEN
+			RAISE EXCEPTION 'column "%" of % has a default that is not a sequence', col, rel_desc
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					  DETAIL = pg_catalog.format('Its default is %s.', def_expr),
+					  HINT = 'Drop the default first if snowflake IDs are to replace it.';
+		END IF;
+	END IF;
+
+	SELECT d.objid INTO own_seq
+	  FROM pg_catalog.pg_depend d
+	  JOIN pg_catalog.pg_class s ON s.oid = d.objid AND s.relkind = 'S'
+	 WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+	   AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+	   AND d.refobjid = tbl AND d.refobjsubid = key_attnum
+	   AND d.deptype IN ('a', 'i');
+
+	-- whatever else uses the sequence that goes: the identity's, or the
+	-- one the default calls; a view is named as a view, not as its rule
+	IF key_ident <> '' OR def_seq IS NOT NULL THEN
+		SELECT pg_catalog.format('%I.%I', n.nspname, s.relname),
+			   pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, s.oid, 0)
+		  INTO seq_qual, seq_desc
+		  FROM pg_catalog.pg_class s
+		  JOIN pg_catalog.pg_namespace n ON n.oid = s.relnamespace
+		 WHERE s.oid = CASE WHEN key_ident <> '' THEN own_seq ELSE def_seq END;
+
+		SELECT pg_catalog.string_agg(u.what, ', ' ORDER BY u.what)
+		  INTO seq_users
+		  FROM (SELECT DISTINCT
+					   CASE WHEN r.rulename = '_RETURN'
+							THEN pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, r.ev_class, 0)
+							ELSE pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid)
+					   END AS what
+				  FROM pg_catalog.pg_depend d
+				  LEFT JOIN pg_catalog.pg_rewrite r
+					ON d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND r.oid = d.objid
+				 WHERE d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+				   AND d.refobjid = CASE WHEN key_ident <> '' THEN own_seq ELSE def_seq END
+				   AND NOT (d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass
+							AND d.objid IS NOT DISTINCT FROM def_oid)) u;
+
+		IF key_ident <> '' AND seq_users IS NOT NULL THEN
+			RAISE EXCEPTION 'cannot drop identity of column "%" of % because other objects use its sequence',
+				col, rel_desc
+				USING ERRCODE = 'dependent_objects_still_exist',
+					  DETAIL = pg_catalog.format('%s is used by %s.',
+						  pg_catalog.upper(pg_catalog.left(seq_desc, 1)) || pg_catalog.substr(seq_desc, 2),
+						  seq_users),
+					  HINT = 'Make those objects use a sequence of their own first.';
+		END IF;
+	END IF;
+
+	-- the columns to widen: the key and every column holding its keys
+	-- through foreign keys (refs), each taken up to the top-level table it
+	-- is inherited from (up), when it is smallint or integer
+	WITH RECURSIVE refs(relid, attnum) AS (
+		SELECT tbl::pg_catalog.oid, key_attnum
+		UNION
+		SELECT c.conrelid, k.conkey
+		  FROM refs r
+		  JOIN pg_catalog.pg_constraint c ON c.contype = 'f' AND c.confrelid = r.relid
+		 CROSS JOIN LATERAL ROWS FROM (pg_catalog.unnest(c.conkey),
+									   pg_catalog.unnest(c.confkey)) AS k(conkey, confkey)
+		 WHERE k.confkey = r.attnum
+	), up(relid, attname) AS (
+		SELECT r.relid, a.attname
+		  FROM refs r
+		  JOIN pg_catalog.pg_attribute a ON a.attrelid = r.relid AND a.attnum = r.attnum
+		UNION
+		SELECT i.inhparent, u.attname
+		  FROM up u
+		  JOIN pg_catalog.pg_attribute a
+			ON a.attrelid = u.relid AND a.attname = u.attname AND a.attinhcount > 0
+		  JOIN pg_catalog.pg_inherits i ON i.inhrelid = u.relid
+		  JOIN pg_catalog.pg_attribute p
+			ON p.attrelid = i.inhparent AND p.attname = u.attname AND NOT p.attisdropped
+	)
+	SELECT pg_catalog.array_agg(u.relid ORDER BY u.relid <> tbl, n.nspname, c.relname, a.attnum),
+		   pg_catalog.array_agg(u.attname ORDER BY u.relid <> tbl, n.nspname, c.relname, a.attnum)
+	  INTO widen_rel, widen_att
+	  FROM up u
+	  JOIN pg_catalog.pg_attribute a ON a.attrelid = u.relid AND a.attname = u.attname
+	  JOIN pg_catalog.pg_class c ON c.oid = u.relid
+	  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+	 WHERE a.attinhcount = 0
+	   AND a.atttypid IN ('pg_catalog.int2'::pg_catalog.regtype,
+						  'pg_catalog.int4'::pg_catalog.regtype);
+
+	-- every table changed, with its partitions and children, must be the
+	-- caller's; the first that is not is named, with the reason
+	FOR bad IN
+		WITH RECURSIVE changed(relid, why) AS (
+			SELECT tbl::pg_catalog.oid, 'Only the owner of a table can change its key column.'
+			UNION ALL
+			SELECT w.relid,
+				   pg_catalog.format('Its column "%s" holds keys of column "%s" of %s and has to become bigint too.',
+									 w.attname, col, rel_desc)
+			  FROM ROWS FROM (pg_catalog.unnest(widen_rel), pg_catalog.unnest(widen_att)) AS w(relid, attname)
+			 WHERE w.relid <> tbl
+		), down(relid, why) AS (
+			SELECT relid, why FROM changed
+			UNION
+			SELECT i.inhrelid,
+				   pg_catalog.format('It is a partition or child of %s, which is altered.',
+									 pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, d.relid, 0))
+			  FROM down d
+			  JOIN pg_catalog.pg_inherits i ON i.inhparent = d.relid
+		)
+		SELECT pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, c.oid, 0) AS what,
+			   d.why
+		  FROM down d
+		  JOIN pg_catalog.pg_class c ON c.oid = d.relid
+		 WHERE NOT pg_catalog.pg_has_role(c.relowner, 'USAGE')
+		 ORDER BY 1, 2
+		 LIMIT 1
+	LOOP
+		RAISE EXCEPTION 'must be owner of %', bad.what
+			USING ERRCODE = 'insufficient_privilege', DETAIL = bad.why;
+	END LOOP;
+
+	-- what would make ALTER TABLE ... TYPE fail on a column to widen, in
+	-- its table or any partition or child: every dependent object except
+	-- the ones ALTER TABLE rebuilds (indexes, constraints, statistics)
+	-- and the column's own default and sequence; and partition keys
+	WITH RECURSIVE down(relid, attname) AS (
+		SELECT w.relid, w.attname
+		  FROM ROWS FROM (pg_catalog.unnest(widen_rel), pg_catalog.unnest(widen_att)) AS w(relid, attname)
+		UNION
+		SELECT i.inhrelid, d.attname
+		  FROM down d
+		  JOIN pg_catalog.pg_inherits i ON i.inhparent = d.relid
+	), cols AS (
+		SELECT a.attrelid, a.attnum,
+			   pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass,
+											 a.attrelid, a.attnum) AS what,
+			   pg_catalog.format('column "%s" of %s', a.attname,
+				   pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass,
+												 a.attrelid, 0)) AS quoted
+		  FROM down d
+		  JOIN pg_catalog.pg_attribute a ON a.attrelid = d.relid AND a.attname = d.attname
+	), found AS (
+		SELECT DISTINCT k.quoted AS col_what,
+			   pg_catalog.format('%s depends on %s',
+				   CASE WHEN r.rulename = '_RETURN'
+						THEN pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, r.ev_class, 0)
+						ELSE pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid)
+				   END, k.what) AS line
+		  FROM cols k
+		  JOIN pg_catalog.pg_depend d
+			ON d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+		   AND d.refobjid = k.attrelid AND d.refobjsubid = k.attnum
+		  LEFT JOIN pg_catalog.pg_rewrite r
+			ON d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND r.oid = d.objid
+		 WHERE d.classid NOT IN ('pg_catalog.pg_constraint'::pg_catalog.regclass,
+								 'pg_catalog.pg_statistic_ext'::pg_catalog.regclass)
+		   AND NOT (d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
+					AND EXISTS (SELECT FROM pg_catalog.pg_class x
+								 WHERE x.oid = d.objid AND x.relkind IN ('i', 'I', 'S')))
+		   AND NOT (d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass
+					AND EXISTS (SELECT FROM pg_catalog.pg_attrdef x
+								 WHERE x.oid = d.objid AND x.adrelid = k.attrelid
+								   AND x.adnum = k.attnum))
+		UNION
+		SELECT k.quoted,
+			   pg_catalog.format('partition key of %s depends on %s',
+				   pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, k.attrelid, 0),
+				   k.what)
+		  FROM cols k
+		  JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = k.attrelid
+		 WHERE k.attnum = ANY (pt.partattrs)
+	)
+	SELECT pg_catalog.string_agg(f.line, E'\n' ORDER BY f.line),
+		   pg_catalog.count(DISTINCT f.col_what),
+		   pg_catalog.min(f.col_what)
+	  INTO blockers, blocked, blocked_col
+	  FROM found f;
+	IF blocked = 1 THEN
+		RAISE EXCEPTION 'cannot alter type of % because other objects depend on it', blocked_col
+			USING ERRCODE = 'dependent_objects_still_exist',
+				  DETAIL = blockers,
+				  HINT = 'Drop those objects, switch the key, then create them again; or change the columns to bigint first.';
+	ELSIF blocked > 1 THEN
+		RAISE EXCEPTION 'cannot alter type of % columns because other objects depend on them', blocked
+			USING ERRCODE = 'dependent_objects_still_exist',
+				  DETAIL = blockers,
+				  HINT = 'Drop those objects, switch the key, then create them again; or change the columns to bigint first.';
+	END IF;
+
+	-- existing keys must all be below the first snowflake ID of now
+	EXECUTE pg_catalog.format('SELECT %I.snowflake_from_timestamp(pg_catalog.now())::pg_catalog.int8',
+							  ext_schema)
+	   INTO boundary;
+	EXECUTE pg_catalog.format('SELECT pg_catalog.max(%I)::pg_catalog.int8 FROM %s', col, qual)
+	   INTO max_key;
+	IF max_key >= boundary THEN
+		RAISE EXCEPTION 'existing keys of % reach the range of snowflake IDs', rel_desc
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  DETAIL = pg_catalog.format('The largest value of column "%s" is %s; snowflake IDs generated now start at %s, so new keys could collide with existing ones or sort before them.',
+											 col, max_key, boundary),
+				  HINT = 'Renumber the keys at or above that value first, or keep this table on its sequence.';
+	END IF;
+
+	-- the statements, in order
+	IF key_ident <> '' THEN
+		stmts := stmts || pg_catalog.format('ALTER TABLE %s ALTER COLUMN %I DROP IDENTITY;', qual, col);
+	END IF;
+
+	FOR bad IN
+		SELECT pg_catalog.format('ALTER TABLE %I.%I %s;', n.nspname, c.relname,
+				   pg_catalog.string_agg(pg_catalog.format('ALTER COLUMN %I TYPE bigint', w.attname),
+										 ', ' ORDER BY w.ord)) AS s
+		  FROM ROWS FROM (pg_catalog.unnest(widen_rel), pg_catalog.unnest(widen_att))
+			   WITH ORDINALITY AS w(relid, attname, ord)
+		  JOIN pg_catalog.pg_class c ON c.oid = w.relid
+		  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		 GROUP BY n.nspname, c.relname
+		 ORDER BY pg_catalog.min(w.ord)
+	LOOP
+		stmts := stmts || bad.s;
+	END LOOP;
+
+	stmts := stmts || pg_catalog.format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT %I.snowflake_nextval();',
+										qual, col, ext_schema);
+
+	IF def_seq IS NOT NULL THEN
+		IF def_seq IS DISTINCT FROM own_seq THEN
+			stmts := stmts || pg_catalog.format('-- %s is kept: %s does not own it', seq_desc, col_desc);
+			RAISE NOTICE '% is kept', seq_desc
+				USING DETAIL = pg_catalog.format('It is not owned by %s.', col_desc);
+		ELSIF seq_users IS NOT NULL THEN
+			stmts := stmts || pg_catalog.format('-- %s is kept: %s uses it', seq_desc, seq_users)
+						   || pg_catalog.format('ALTER SEQUENCE %s OWNED BY NONE;', seq_qual);
+			RAISE NOTICE '% is kept', seq_desc
+				USING DETAIL = pg_catalog.format('It is still used by %s.', seq_users);
+		ELSE
+			stmts := stmts || pg_catalog.format('DROP SEQUENCE %s;', seq_qual);
+		END IF;
+	END IF;
+
+	-- the boundary marker, above any comment the column had
+	old_comment := pg_catalog.col_description(tbl, key_attnum);
+	old_comment := pg_catalog.regexp_replace(old_comment, '^snowflake_adopt: [^\n]*\n?', '', 'gn');
+	marker := pg_catalog.format('snowflake_adopt: keys below %s predate snowflake IDs (switched %s UTC)',
+								boundary,
+								pg_catalog.to_char(pg_catalog.now() AT TIME ZONE 'UTC',
+												   'YYYY-MM-DD HH24:MI:SS.MS'));
+	IF old_comment <> '' THEN
+		marker := marker || E'\n' || old_comment;
+	END IF;
+	stmts := stmts || pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L;', qual, col, marker);
+
+	FOREACH stmt IN ARRAY stmts LOOP
+		IF NOT dry_run AND stmt NOT LIKE '--%' THEN
+			EXECUTE stmt;
+		END IF;
+		RETURN NEXT stmt;
+	END LOOP;
+END
+$adopt$;
+
+COMMENT ON FUNCTION snowflake_adopt(pg_catalog.regclass, pg_catalog.name, pg_catalog.bool) IS 'the statements that switch a serial, identity or plain integer key column to snowflake IDs; runs them unless dry_run';
