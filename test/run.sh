@@ -156,6 +156,7 @@ for suite in "${SUITES[@]}"; do
 			${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"} \
 			PROVE_FLAGS="--timer ${PROVE_FLAGS:--j2}" 2>&1 |
 			tee "$ARTIFACTS/tap.out"
+		make_rc=${PIPESTATUS[0]}
 		# prove prints one line per script: "test/t/NNN_name.pl .. ok",
 		# ".. skipped: reason", or ".. Failed n/m subtests" / "Dubious ..."
 		results=$(sed -nE 's/^(\[[0-9:]+\] )?(test\/t\/[^ ]+\.pl) \.+ (.*)$/\2 \3/p' "$ARTIFACTS/tap.out")
@@ -170,9 +171,15 @@ for suite in "${SUITES[@]}"; do
 			*) f=$((f + 1)); failing+=("$script") ;;
 			esac
 		done <<<"$results"
-		# a script that died before printing its line still fails the run
-		if ! grep -q '^Result: PASS' "$ARTIFACTS/tap.out" && [ "$f" -eq 0 ]; then
+		# a script that died before printing its line, or a bail-out (prove
+		# may still print "ok" and "Result: PASS" for the script that bailed
+		# out, e.g. when a node could not be stopped), fails the run
+		if [ "$f" -eq 0 ] && { [ "$make_rc" -ne 0 ] ||
+			! grep -q '^Result: PASS' "$ARTIFACTS/tap.out" ||
+			grep -q '^Bailout called\|^FAILED--Further testing stopped' "$ARTIFACTS/tap.out"; }; then
+			echo "FAILED: prove bailed out or make installcheck failed (exit code $make_rc)"
 			f=1
+			[ "$p" -gt 0 ] && p=$((p - 1))
 		fi
 		passed=$((passed + p))
 		failed=$((failed + f))
