@@ -563,7 +563,8 @@ CREATE FUNCTION snowflake_status(
 	OUT worker_checked_at pg_catalog.timestamptz,
 	OUT problem pg_catalog.text,
 	OUT clock_held_ms pg_catalog.int8,
-	OUT clock_jumps_ignored pg_catalog.int8)
+	OUT clock_jumps_ignored pg_catalog.int8,
+	OUT hwm_write_failures pg_catalog.int8)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_status'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;

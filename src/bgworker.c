@@ -27,10 +27,9 @@
 #include "storage/latch.h"
 #include "utils/guc.h"
 
-#include "snowflake.h"
-
-/* true in our background workers */
-bool		snowflake_am_worker = false;
+#include "admission.h"
+#include "compat.h"
+#include "workers.h"
 
 /*
  * Registers a worker whose entry point is function; called from _PG_init()
@@ -62,12 +61,11 @@ snowflake_worker_run(const SnowflakeWorker *worker)
 {
 	uint32		wait_event;
 
-	snowflake_am_worker = true;
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 
-	snowflake_require_shmem();
+	snowflake_require_preload();
 	wait_event = snowflake_wait_event(worker->wait_event);
 
 	if (worker->start)

@@ -50,7 +50,8 @@
 #include "port/atomics.h"
 #include "storage/shmem.h"
 
-#include "snowflake.h"
+#include "clock.h"
+#include "settings.h"
 
 /* the clock that never steps, and keeps counting through a suspend */
 #ifdef CLOCK_BOOTTIME
@@ -186,6 +187,21 @@ trust_offset(uint64 *trusted_raw, int64 offset)
 }
 
 /*
+ * True when the current offset is a forward jump that must be held: beyond
+ * snowflake.max_clock_jump ahead of the trusted offset, unless it only
+ * brings the clock back to where it was trusted before (the correction of
+ * a step back, or of a clock that started behind the IDs already issued).
+ */
+static inline bool
+is_held_jump(int64 offset, int64 trusted)
+{
+	int64		jump_limit_us = (int64) snowflake_max_clock_jump * 1000;
+
+	return offset - trusted > jump_limit_us &&
+		offset > (int64) pg_atomic_read_u64(&clock_shared->highest_offset) + jump_limit_us;
+}
+
+/*
  * Compares the system clock with the trusted time and returns the time, in
  * Unix microseconds, that new IDs carry now; records and logs steps and
  * jumps on the way (see the file header).
@@ -200,16 +216,9 @@ observe_clock(void)
 	int64		trusted = (int64) trusted_raw;
 	uint64		held_since = pg_atomic_read_u64(&clock_shared->held_since);
 	int64		ahead = offset - trusted;
-	int64		jump_limit_us = (int64) snowflake_max_clock_jump * 1000;
 	int64		step_ms;
 
-	/*
-	 * A forward jump beyond the limit is held, unless it only brings the
-	 * clock back to where it was trusted before (the correction of a step
-	 * back, or of a clock that started behind the IDs already issued).
-	 */
-	if (ahead > jump_limit_us &&
-		offset > (int64) pg_atomic_read_u64(&clock_shared->highest_offset) + jump_limit_us)
+	if (is_held_jump(offset, trusted))
 	{
 		if (held_since == 0)
 		{
@@ -311,6 +320,42 @@ snowflake_clock_now_ms(void)
 	if (unlikely(clock_shared == NULL))
 		return snowflake_wall_clock_ms();
 	return observe_clock() / 1000;
+}
+
+/*
+ * The time new IDs would carry now, in Unix milliseconds, as
+ * snowflake_clock_now_ms() computes it, but without recording or logging
+ * anything: for snowflake_status(), which must not change what it reports
+ * on.  *held_ms is how far the system clock is ahead of that time because
+ * a forward jump is held (0 if none); a jump no ID has seen yet counts, as
+ * the next ID will hold it.
+ */
+int64
+snowflake_clock_peek_ms(int64 *held_ms)
+{
+	int64		wall;
+	int64		steady;
+	int64		offset;
+	int64		time;
+	uint64		held_since;
+
+	*held_ms = 0;
+	if (unlikely(clock_shared == NULL))
+		return snowflake_wall_clock_ms();
+
+	wall = read_clock_us(CLOCK_REALTIME, "CLOCK_REALTIME");
+	steady = read_clock_us(STEADY_CLOCK, STEADY_CLOCK_NAME);
+	offset = wall - steady;
+	if (!is_held_jump(offset, (int64) pg_atomic_read_u64(&clock_shared->trusted_offset)))
+		return wall / 1000;
+
+	held_since = pg_atomic_read_u64(&clock_shared->held_since);
+	if (held_since != 0 &&
+		steady - (int64) held_since >= (int64) snowflake_clock_jump_hold * 1000)
+		return wall / 1000;		/* it lasted: the next ID accepts it */
+	time = steady + (int64) pg_atomic_read_u64(&clock_shared->highest_offset);
+	*held_ms = (wall - time) / 1000;
+	return time / 1000;
 }
 
 /*

@@ -28,7 +28,11 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 
-#include "snowflake.h"
+#include "clock.h"
+#include "generator.h"
+#include "layout.h"
+#include "settings.h"
+#include "workers.h"
 
 #define WORKER_NAME					"snowflake clock watcher"
 #define LIFETIME_CHECK_INTERVAL_MS	(24 * 60 * 60 * 1000)
@@ -106,7 +110,7 @@ watcher_tick(void)
 
 	if (snowflake_monotonic_ms() >= next_lifetime_check)
 	{
-		snowflake_check_lifetime();
+		snowflake_check_lifetime(snowflake_wall_clock_ms(), snowflake_epoch_warning_days);
 		next_lifetime_check = snowflake_monotonic_ms() + LIFETIME_CHECK_INTERVAL_MS;
 	}
 	pg_atomic_write_u64(&watcher->checked_at, (uint64) snowflake_wall_clock_ms());

@@ -1,28 +1,46 @@
 /*-------------------------------------------------------------------------
  *
  * generator.c
- *	  Hands out snowflake IDs: snowflake_nextval(), snowflake_reserve() and
- *	  snowflake_currval().
+ *	  Hands out snowflake IDs (snowflake_nextval(), snowflake_reserve(),
+ *	  snowflake_currval()) and owns the reservation that makes them durable.
  *
  * The generator's shared state is the last slot issued (an ID without its
- * node field: time << sequence_bits | sequence, see layout.c) and the
- * reservation: the largest time field the durable high-water mark covers.
+ * node field: time << sequence_bits | sequence, see layout.h) and the
+ * reservation: the largest time field a durable high-water mark covers.
  *
  * Invariants:
  *	- The next slot is max(last slot + 1, the slot of the current time);
  *	  it is chosen and recorded in one critical section under the spinlock,
  *	  so IDs are strictly increasing across all backends and never repeat.
- *	- A slot is issued only if its time field is <= the reservation, which
- *	  hwm.c raises only once a high-water mark covering it is durable; so no
- *	  ID issued before a restart or crash is issued again after it.
+ *	- A slot is issued only if its time field is <= the reservation.  The
+ *	  reservation is raised only after a mark covering it is durable in the
+ *	  state file (state_file.c) and its WAL record is flushed (wal.c); so no
+ *	  ID issued before a restart, crash or failover is issued again after
+ *	  it.  At start, and for every mark replayed from WAL, the generator
+ *	  resumes above the mark: the next slot lies in the millisecond after
+ *	  it, whatever the clock says.
+ *	- At most one process writes a new mark at a time (the "writing" flag,
+ *	  taken under the spinlock); the others wait for it on a condition
+ *	  variable, which answers cancel, statement_timeout and postmaster
+ *	  death.  No lock is held across the write, the fsync or the WAL flush.
  *	- An ID's time field is at most the clock policy's allowed lead ahead
- *	  of the time in use (clock.c) when the call returns.
+ *	  of the time in use (clock.c) when the call returns, except right
+ *	  after a restart, while the clock has not yet reached the reservation
+ *	  the server resumed above: that lead, at most snowflake.reserve_ahead,
+ *	  is waited out (or borrowed, under "borrow") whatever the policy.
  *	- Slots never pass the layout's last one: arithmetic is checked against
  *	  max_slot before it could overflow, so IDs never wrap.
  *
  * The clock is read before taking the spinlock.  Inside, the code only
  * compares and bumps integers and decides; waiting for the clock, writing
  * a reservation and raising errors all happen after releasing it.
+ *
+ * When the postmaster exits after a shutdown, and no other process is
+ * left, the mark on disk is lowered from the reservation to the last ID
+ * issued, so that a clean restart continues right after it.  The
+ * postmaster takes no lock for that: if a process died holding the
+ * spinlock or while writing a mark (an immediate shutdown), the
+ * reservation stays the bound, which is always safe.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -37,27 +55,44 @@
 #include "access/xlog.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "nodes/parsenodes.h"
 #include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "tcop/utility.h"
 
-#include "snowflake.h"
+#include "admission.h"
+#include "clock.h"
+#include "compat.h"
+#include "generator.h"
+#include "layout.h"
+#include "records.h"
+#include "settings.h"
+#include "state_file.h"
+#include "wal.h"
 
 PG_FUNCTION_INFO_V1(snowflake_nextval);
 PG_FUNCTION_INFO_V1(snowflake_nextval_n);
 PG_FUNCTION_INFO_V1(snowflake_reserve);
 PG_FUNCTION_INFO_V1(snowflake_currval);
 
+/* how far past the IDs that need it a reservation reaches at least */
+#define AHEAD_STEP_MAX_MS	250
+
 typedef struct GeneratorShared
 {
 	slock_t		mutex;			/* protects the plain fields below */
 	int64		last_slot;		/* -1: none issued since start */
 	int64		reserved_ms;	/* -1: nothing reserved */
+	int64		excused_until_ms;	/* the restart lead, see allocate_slots() */
 	uint64		ids_issued;		/* since server start */
 	int64		max_lead_ms;	/* largest lead over the clock ever used */
+	bool		writing;		/* a process is writing a new mark */
+	int64		generating_since_ms;	/* Unix ms; 0: not yet */
+
+	ConditionVariable mark_written; /* a write ended, well or not */
 
 	pg_atomic_uint64 seq_exhaustions;	/* calls that found their ms used up */
 	pg_atomic_uint64 clock_waits;	/* calls that waited for the clock */
@@ -78,6 +113,9 @@ static Oid	session_last_user = InvalidOid;
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
+static uint32 reservation_wait_event = 0;
+static uint32 clock_wait_event = 0;
+
 typedef enum AllocOutcome
 {
 	ALLOC_OK,					/* the slots are ours */
@@ -86,6 +124,8 @@ typedef enum AllocOutcome
 	ALLOC_EXHAUSTED				/* beyond the layout's last slot */
 } AllocOutcome;
 
+static void at_postmaster_exit(int code, Datum arg);
+
 Size
 snowflake_generator_shmem_size(void)
 {
@@ -93,8 +133,8 @@ snowflake_generator_shmem_size(void)
 }
 
 /*
- * Creates the generator state: nothing issued, nothing reserved.  hwm.c
- * then raises it above the saved high-water mark.  Called with
+ * Creates the generator state: nothing issued, nothing reserved.  The
+ * caller then resumes it above the saved mark.  Called with
  * AddinShmemInitLock held.
  */
 void
@@ -109,47 +149,109 @@ snowflake_generator_shmem_init(void)
 	SpinLockInit(&generator->mutex);
 	generator->last_slot = -1;
 	generator->reserved_ms = -1;
+	generator->excused_until_ms = -1;
 	generator->ids_issued = 0;
 	generator->max_lead_ms = 0;
+	generator->writing = false;
+	generator->generating_since_ms = 0;
+	ConditionVariableInit(&generator->mark_written);
 	pg_atomic_init_u64(&generator->seq_exhaustions, 0);
 	pg_atomic_init_u64(&generator->clock_waits, 0);
 	pg_atomic_init_u64(&generator->clock_errors, 0);
+
+	/*
+	 * The postmaster (not a backend under EXEC_BACKEND) lowers the mark when
+	 * it exits.  After a crash and reinitialization the callback list is
+	 * reset and this registers it again.
+	 */
+	if (!IsUnderPostmaster)
+		on_shmem_exit(at_postmaster_exit, (Datum) 0);
 }
 
 /*
- * Makes the next slot lie in the millisecond after ms, and ms the
- * reservation, unless they are above already: every ID from then on is
- * larger than every ID of millisecond ms.  hwm.c calls it with the
- * high-water mark read at start or replayed from WAL.
+ * Makes every slot from now on lie after millisecond ms, and ms the
+ * reservation, unless they are above already; and tells the clock that
+ * IDs of that time were issued here.
  */
-void
-snowflake_generator_resume_above(int64 ms)
+static void
+resume_above(const SnowflakeLayout *layout, int64 ms, int64 excused_until_ms)
 {
-	const SnowflakeLayout *layout = snowflake_layout();
-	int64		slot;
-
-	Assert(ms >= 0 && ms <= layout->max_ms);
-	slot = (ms << layout->seq_bits) | layout->max_seq;
+	int64		slot = snowflake_last_slot_of_ms(layout, ms);
 
 	SpinLockAcquire(&generator->mutex);
 	if (slot > generator->last_slot)
 		generator->last_slot = slot;
 	if (ms > generator->reserved_ms)
 		generator->reserved_ms = ms;
+	if (excused_until_ms > generator->excused_until_ms)
+		generator->excused_until_ms = excused_until_ms;
 	SpinLockRelease(&generator->mutex);
+
+	snowflake_clock_trust_up_to(layout->epoch_ms + ms);
 }
 
 /*
- * Lets IDs with time fields up to ms be issued: hwm.c calls it once a
- * high-water mark covering them is durable.
+ * Resumes above the mark the state file held at start.  Runs in the
+ * postmaster, with AddinShmemInitLock held: it logs, never raises.
+ *
+ * The lead the generator then has over the clock is excused, if the clock
+ * is not behind the time the mark was written: it is the reach of the
+ * reservation the server held when it stopped, at most
+ * snowflake.reserve_ahead, and the clock catches up with it by itself.  A
+ * clock behind the time of the write has stepped back: that lead falls
+ * under snowflake.clock_policy like any other.
  */
 void
-snowflake_generator_allow_up_to(int64 ms)
+snowflake_generator_resume(const SnowflakeSavedMark *saved)
 {
-	SpinLockAcquire(&generator->mutex);
-	if (ms > generator->reserved_ms)
-		generator->reserved_ms = ms;
-	SpinLockRelease(&generator->mutex);
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		now_unix_ms = snowflake_wall_clock_ms();
+	int64		now_ms = now_unix_ms - layout->epoch_ms;
+	int64		floor_ms;
+	bool		excused;
+
+	/*
+	 * A mark of another layout may lie beyond this one's last millisecond;
+	 * the generator then resumes at the end, and refuses.
+	 */
+	floor_ms = Min(snowflake_id_ms(layout, saved->mark), layout->max_ms);
+	excused = now_unix_ms >= saved->written_at;
+	resume_above(layout, floor_ms, excused ? floor_ms : -1);
+
+	ereport(LOG,
+			(errmsg("snowflake IDs resume above high-water mark %lld (%s)",
+					(long long) saved->mark,
+					snowflake_unix_ms_to_str(layout->epoch_ms + floor_ms))));
+
+	if (saved->epoch_ms != layout->epoch_ms ||
+		saved->node_bits != layout->node_bits ||
+		saved->seq_bits != layout->seq_bits)
+		ereport(LOG,
+				(errmsg("the snowflake ID layout changed since the high-water mark was written"),
+				 errdetail("New IDs still start above the old ones on this server, but other servers must use the same layout to avoid collisions.")));
+
+	if (floor_ms > now_ms && !excused)
+		ereport(WARNING,
+				(errmsg("system clock is %lld ms behind the snowflake high-water mark",
+						(long long) (floor_ms - now_ms)),
+				 errdetail("IDs will be generated ahead of the clock or refused until it catches up, according to \"%s\".",
+						   "snowflake.clock_policy"),
+				 errhint("If the clock is right and IDs really were issued that far ahead, raise \"%s\" above this lead for as long as it lasts.",
+						 "snowflake.max_borrow")));
+}
+
+/*
+ * Resumes above a mark replayed from WAL (redo.c): on a standby, so that
+ * after promotion it starts above every ID the old primary could have
+ * issued; on a primary in crash recovery, harmlessly.  The lead over the
+ * clock this may give is not excused: the mark is another server's.
+ */
+void
+snowflake_generator_replay_mark(int64 mark)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+
+	resume_above(layout, Min(snowflake_id_ms(layout, mark), layout->max_ms), -1);
 }
 
 void
@@ -160,6 +262,7 @@ snowflake_generator_status(SnowflakeGeneratorStatus *status)
 	status->reserved_ms = generator->reserved_ms;
 	status->ids_issued = generator->ids_issued;
 	status->max_lead_ms = generator->max_lead_ms;
+	status->generating_since_ms = generator->generating_since_ms;
 	SpinLockRelease(&generator->mutex);
 	status->seq_exhaustions = pg_atomic_read_u64(&generator->seq_exhaustions);
 	status->clock_waits = pg_atomic_read_u64(&generator->clock_waits);
@@ -167,15 +270,153 @@ snowflake_generator_status(SnowflakeGeneratorStatus *status)
 }
 
 /*
+ * The reservation wanted for IDs up to time field ms, with the trusted
+ * clock at now_ms: W past the clock, so that one write serves many IDs; at
+ * least a step S = min(W / 8, 250 ms) past the IDs, for when they run
+ * ahead of the clock; never past the layout's last millisecond.  A string
+ * of crashes, each resuming at the reservation, pushes IDs ahead of the
+ * clock by at most S each.
+ *
+ * W is snowflake.reserve_ahead.  Under "borrow" it is at most what IDs may
+ * run ahead (snowflake.max_borrow plus the wait), so that generation after
+ * a crash, which resumes at the reservation, never finds itself further
+ * ahead than the policy accepts.  Under "wait" and "error", which let no
+ * ID run ahead, that bound would make W tiny and the writes many; there W
+ * is reserve_ahead, and the lead a crash leaves, at most W, is waited out
+ * (allocate_slots()).
+ */
+static int64
+reservation_reach(void)
+{
+	if (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW)
+		return Min((int64) snowflake_reserve_ahead,
+				   snowflake_allowed_lead_ms() + snowflake_max_wait_ms());
+	return snowflake_reserve_ahead;
+}
+
+static int64
+reservation_target(const SnowflakeLayout *layout, int64 ms, int64 now_ms)
+{
+	int64		ahead = reservation_reach();
+	int64		step;
+	int64		target;
+
+	step = Min(ahead / 8, AHEAD_STEP_MAX_MS);
+	target = Max(now_ms + ahead, ms + Max(step, 1));
+	return Min(target, layout->max_ms);
+}
+
+/*
+ * Ends this process's write of a mark, with or without success: error
+ * cleanup of write_reservation(), and its normal end.
+ */
+static void
+end_writing(int code, Datum arg)
+{
+	SpinLockAcquire(&generator->mutex);
+	generator->writing = false;
+	SpinLockRelease(&generator->mutex);
+	ConditionVariableBroadcast(&generator->mark_written);
+}
+
+/*
+ * Writes a mark reaching target_ms, as the one writer (the caller set
+ * "writing"): to the state file, then to WAL, and only then lets the
+ * generator use it.  A failure is reported at elevel; returns whether the
+ * reservation reaches target_ms.  Whatever happens, an error included,
+ * "writing" is cleared and the waiters are woken.
+ */
+static bool
+write_reservation(const SnowflakeLayout *layout, int64 target_ms, int elevel,
+				  bool by_backend)
+{
+	int64		mark = snowflake_last_id_of_ms(layout, target_ms);
+	bool		written;
+
+	PG_ENSURE_ERROR_CLEANUP(end_writing, (Datum) 0);
+	{
+		written = snowflake_state_file_write(mark, elevel, by_backend);
+		if (written)
+		{
+			int64		now_unix_ms = snowflake_wall_clock_ms();
+
+			/* to standbys, before any ID it covers is issued */
+			snowflake_wal_log_mark(mark);
+
+			SpinLockAcquire(&generator->mutex);
+			if (target_ms > generator->reserved_ms)
+				generator->reserved_ms = target_ms;
+			if (generator->generating_since_ms == 0)
+				generator->generating_since_ms = now_unix_ms;
+			SpinLockRelease(&generator->mutex);
+		}
+	}
+	PG_END_ENSURE_ERROR_CLEANUP(end_writing, (Datum) 0);
+
+	end_writing(0, (Datum) 0);
+	return written;
+}
+
+/*
+ * Makes sure IDs with time fields up to needed_ms may be issued: unless the
+ * reservation covers them already, this process becomes the writer and
+ * writes a mark reaching target_ms (>= needed_ms), or waits for the writer
+ * at work and looks again.  With conditional, it does not wait for another
+ * writer, and returns false at once.  A failed write is reported at
+ * elevel.  Returns true when needed_ms is covered on return.
+ */
+static bool
+extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
+				   int64 target_ms, bool conditional, int elevel,
+				   bool by_backend)
+{
+	Assert(needed_ms <= target_ms && target_ms <= layout->max_ms);
+
+	if (reservation_wait_event == 0)
+		reservation_wait_event = snowflake_wait_event("SnowflakeReservation");
+
+	for (;;)
+	{
+		bool		covered;
+		bool		busy;
+
+		SpinLockAcquire(&generator->mutex);
+		covered = generator->reserved_ms >= needed_ms;
+		busy = generator->writing;
+		if (!covered && !busy)
+			generator->writing = true;
+		SpinLockRelease(&generator->mutex);
+
+		if (covered || (busy && conditional))
+		{
+			ConditionVariableCancelSleep();
+			return covered;
+		}
+		if (!busy)
+			break;
+
+		/* someone else is writing: wait for the end of that write */
+		ConditionVariableSleep(&generator->mark_written, reservation_wait_event);
+	}
+	ConditionVariableCancelSleep();
+
+	return write_reservation(layout, target_ms, elevel, by_backend);
+}
+
+/*
  * Called by the clock watcher at every check: while IDs are being issued,
  * renews the reservation before backends would have to (see
- * allocate_slots()), so that they do not wait for a write.  Idle servers
- * write nothing.
+ * allocate_slots()), so that they do not wait for a write.  A server that
+ * issued no ID since the last check writes nothing, unless the last
+ * renewal failed: then it tries again at every check, so that a repaired
+ * disk is noticed before the next ID needs it.  The first failure is
+ * logged, repeated ones only at DEBUG1.
  */
 void
 snowflake_generator_renew(void)
 {
 	static uint64 ids_seen = 0;
+	static bool failing = false;
 	const SnowflakeLayout *layout = snowflake_layout();
 	int64		last_slot;
 	int64		reserved_ms;
@@ -184,7 +425,8 @@ snowflake_generator_renew(void)
 	int64		now_ms;
 	int64		target;
 
-	if (snowflake_node_id < 0 || RecoveryInProgress())
+	if (pg_atomic_read_u32(snowflake_admission_blocked_reasons) != 0 ||
+		RecoveryInProgress())
 		return;
 
 	SpinLockAcquire(&generator->mutex);
@@ -193,52 +435,65 @@ snowflake_generator_renew(void)
 	ids_issued = generator->ids_issued;
 	SpinLockRelease(&generator->mutex);
 
-	if (ids_issued == ids_seen || last_slot < 0)
+	if ((ids_issued == ids_seen && !failing) || last_slot < 0)
 		return;
 	ids_seen = ids_issued;
 
 	/* renew once less than three quarters of the wanted reach is left */
-	last_ms = last_slot >> layout->seq_bits;
+	last_ms = snowflake_slot_ms(layout, last_slot);
 	now_ms = snowflake_clock_now_ms() - layout->epoch_ms;
-	target = snowflake_reservation_target(last_ms, now_ms);
-	if (reserved_ms < target - (target - Max(last_ms, now_ms)) / 4)
-		(void) snowflake_hwm_extend(target, target, false, LOG);
+	if (now_ms < 0 || now_ms > layout->max_ms)
+		return;
+	target = reservation_target(layout, last_ms, now_ms);
+	if (reserved_ms >= target - (target - Max(last_ms, now_ms)) / 4)
+		return;
+
+	if (extend_reservation(layout, target, target, true,
+						   failing ? DEBUG1 : LOG, false))
+	{
+		if (failing)
+			ereport(LOG,
+					(errmsg("snowflake high-water mark written again after failures")));
+		failing = false;
+	}
+	else
+	{
+		/* another process writing is no failure of ours */
+		SpinLockAcquire(&generator->mutex);
+		failing = !generator->writing && generator->reserved_ms < target;
+		SpinLockRelease(&generator->mutex);
+	}
 }
 
 /*
- * The errors raised before touching the generator: it cannot be correct
- * without shared memory, without a node ID, while another server reports
- * the same node ID, or on a standby (which shares its primary's node ID).
+ * on_shmem_exit callback of the postmaster.  After a shutdown (code 0),
+ * when every other process is gone, lowers the mark on disk from the
+ * reservation to the last ID really issued, so that a clean restart does
+ * not have to run ahead of the clock.  Nothing here may wait for a lock:
+ * after an immediate shutdown, a backend may have died holding the
+ * spinlock, or in the middle of writing a mark.  Then the reservation
+ * stays; it bounds every ID issued, which is all that matters.
  */
 static void
-check_may_generate(void)
+at_postmaster_exit(int code, Datum arg)
 {
-	char		conflict[256];
+	const SnowflakeLayout *layout;
+	int64		issued_ms;
 
-	snowflake_require_shmem();
+	if (code != 0 || generator == NULL)
+		return;
 
-	if (unlikely(snowflake_node_id < 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("parameter \"%s\" is not set", "snowflake.node_id"),
-				 errdetail("Every server that generates snowflake IDs needs a node ID of its own."),
-				 errhint("Set \"%s\" to a value from 0 to %d in postgresql.conf and restart the server.",
-						 "snowflake.node_id", snowflake_layout()->max_node)));
+	/* every other process is gone: see what they left, without locking */
+	pg_memory_barrier();
+	if (!SpinLockFree(&generator->mutex) || generator->writing ||
+		generator->ids_issued == 0 || generator->last_slot < 0)
+		return;
 
-	if (unlikely(snowflake_peers_conflict(conflict, sizeof(conflict))) &&
-		snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("snowflake node ID %d is also used by another server", snowflake_node_id),
-				 errdetail("The conflict: %s. Of two servers with one node ID, the one started later stops generating IDs.", conflict),
-				 errhint("Give every server its own \"%s\" and restart this one.",
-						 "snowflake.node_id")));
-
-	if (unlikely(RecoveryInProgress()))
-		ereport(ERROR,
-				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("cannot generate snowflake IDs during recovery"),
-				 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
+	layout = snowflake_layout();
+	issued_ms = snowflake_slot_ms(layout, generator->last_slot);
+	if (issued_ms >= generator->reserved_ms)
+		return;
+	snowflake_state_file_write_at_exit(snowflake_last_id_of_ms(layout, issued_ms));
 }
 
 pg_noinline static void
@@ -302,18 +557,17 @@ report_before_epoch(const SnowflakeLayout *layout, int64 now_unix_ms)
 /*
  * Waits until the clock is no more than allowed_ms behind end_ms (a time
  * field), for at most max_wait_ms.  The slots are already ours; if the
- * clock does not catch up in time, they are given up (a gap) and an error
- * is raised.
+ * clock does not catch up in time (it stepped back while we waited), they
+ * are given up (a gap, as after a rollback) and an error is raised.
  */
 static void
 wait_for_clock(const SnowflakeLayout *layout, int64 end_ms, int64 allowed_ms,
 			   int64 max_wait_ms)
 {
-	static uint32 wait_event = 0;
 	int64		started = snowflake_monotonic_ms();
 
-	if (wait_event == 0)
-		wait_event = snowflake_wait_event("SnowflakeClock");
+	if (clock_wait_event == 0)
+		clock_wait_event = snowflake_wait_event("SnowflakeClock");
 	pg_atomic_fetch_add_u64(&generator->clock_waits, 1);
 
 	for (;;)
@@ -328,7 +582,7 @@ wait_for_clock(const SnowflakeLayout *layout, int64 end_ms, int64 allowed_ms,
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 (long) Min(lead - allowed_ms, max_wait_ms + 1 - waited),
-						 wait_event);
+						 clock_wait_event);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -348,7 +602,13 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 	int64		max_wait;
 	bool		fresh_clock = false;
 
-	check_may_generate();
+	snowflake_admission_check();
+	if (unlikely(RecoveryInProgress()))
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot generate snowflake IDs during recovery"),
+				 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
+
 	layout = snowflake_layout();
 	allowed_lead = snowflake_allowed_lead_ms();
 	max_wait = snowflake_max_wait_ms();
@@ -381,6 +641,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 		int64		last = 0;
 		int64		end_ms = 0;
 		int64		lead = 0;
+		int64		wait_allowed = max_wait;
 		int64		reserved_ms;
 		AllocOutcome outcome;
 
@@ -389,7 +650,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 		now_ms = now_unix - layout->epoch_ms;
 		/* past the last time field, no slot is "now": -1 says so */
 		now_slot = likely(now_ms <= layout->max_ms) ?
-			now_ms << layout->seq_bits : -1;
+			snowflake_first_slot_of_ms(layout, now_ms) : -1;
 
 		SpinLockAcquire(&generator->mutex);
 		reserved_ms = generator->reserved_ms;
@@ -404,9 +665,19 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 			else
 			{
 				last = first + (count - 1);
-				end_ms = last >> layout->seq_bits;
+				end_ms = snowflake_slot_ms(layout, last);
 				lead = end_ms - now_ms;
-				if (unlikely(lead > allowed_lead + max_wait))
+
+				/*
+				 * Right after a restart, until the clock reaches the
+				 * reservation the server resumed above, that lead is
+				 * excused: the call may wait it out.
+				 */
+				if (unlikely(lead > allowed_lead + max_wait) &&
+					now_ms <= generator->excused_until_ms)
+					wait_allowed = lead - allowed_lead;
+
+				if (unlikely(lead > allowed_lead + wait_allowed))
 					outcome = ALLOC_TOO_FAR_AHEAD;
 				else if (unlikely(end_ms > reserved_ms))
 					outcome = ALLOC_NEED_RESERVATION;
@@ -426,25 +697,26 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 		{
 			case ALLOC_OK:
 				/* the first slot opens a millisecond the clock has not reached */
-				if (first > now_slot && (first & layout->max_seq) == 0)
+				if (first > now_slot && snowflake_slot_seq(layout, first) == 0)
 					pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
 
 				/*
 				 * Renew early, unless someone else is writing already, once
-				 * less than a quarter of snowflake.reserve_ahead is left (the
+				 * less than a quarter of the reservation's reach is left (the
 				 * clock watcher normally renews before).
 				 */
-				if (unlikely(reserved_ms - end_ms < snowflake_reserve_ahead / 4) &&
+				if (unlikely(reserved_ms - end_ms < reservation_reach() / 4) &&
 					reserved_ms < layout->max_ms)
 				{
-					int64		target = snowflake_reservation_target(end_ms, now_ms);
+					int64		target = reservation_target(layout, end_ms, now_ms);
 
-					(void) snowflake_hwm_extend(Min(end_ms + snowflake_reserve_ahead / 4, target),
-												target, true, LOG);
+					(void) extend_reservation(layout,
+											  Min(end_ms + reservation_reach() / 4, target),
+											  target, true, LOG, true);
 				}
 
 				if (unlikely(lead > allowed_lead))
-					wait_for_clock(layout, end_ms, allowed_lead, max_wait);
+					wait_for_clock(layout, end_ms, allowed_lead, wait_allowed);
 
 				*first_out = first;
 				*last_out = last;
@@ -453,9 +725,9 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				return;
 
 			case ALLOC_NEED_RESERVATION:
-				(void) snowflake_hwm_extend(end_ms,
-											snowflake_reservation_target(end_ms, now_ms),
-											false, ERROR);
+				(void) extend_reservation(layout, end_ms,
+										  reservation_target(layout, end_ms, now_ms),
+										  false, ERROR, true);
 				break;
 
 			case ALLOC_TOO_FAR_AHEAD:

@@ -25,10 +25,14 @@
 
 #include <ctype.h>
 
+#include "miscadmin.h"
 #include "utils/datetime.h"
 #include "utils/guc.h"
 
-#include "snowflake.h"
+#include "compat.h"
+#include "layout.h"
+#include "settings.h"
+#include "workers.h"
 
 /* GUC variables */
 int			snowflake_node_id = -1;
@@ -51,6 +55,9 @@ int			snowflake_node_conflict = SNOWFLAKE_CONFLICT_REFUSE;
 
 /* Unix ms of snowflake.epoch, kept up to date by its assign hook */
 static int64 epoch_ms = 0;
+
+/* the layout settings cannot change while this server runs (preloaded) */
+static bool layout_fixed = false;
 
 static const struct config_enum_entry node_conflict_options[] = {
 	{"refuse", SNOWFLAKE_CONFLICT_REFUSE, false},
@@ -259,6 +266,30 @@ assign_sequence_bits(int newval, void *extra)
 }
 
 /*
+ * Check hook for snowflake.node_id: on a running server, whose layout
+ * cannot change until a restart, a node ID the layout in force cannot hold
+ * is refused at once (ALTER SYSTEM SET, a reload of the configuration
+ * file), rather than stopping the next start.  At start the layout is
+ * still being assigned, in the order of the configuration file, so the
+ * postmaster checks the pair once all are set
+ * (snowflake_check_startup_settings()).
+ */
+static bool
+check_node_id(int *newval, void **extra, GucSource source)
+{
+	const SnowflakeLayout *layout = snowflake_current_layout;
+
+	if (!layout_fixed || !IsUnderPostmaster || !IsNormalProcessingMode() ||
+		layout == NULL || *newval <= layout->max_node)
+		return true;
+	GUC_check_errdetail("With \"%s\" = %d in force, valid node IDs are 0 to %d.",
+						"snowflake.node_bits", layout->node_bits, layout->max_node);
+	GUC_check_errhint("To widen the node field, set \"%s\" and \"%s\" together in postgresql.conf, then restart the server.",
+					  "snowflake.node_bits", "snowflake.node_id");
+	return false;
+}
+
+/*
  * Check hook for snowflake.peers: a list of connection strings (see
  * peer_checker.c).
  */
@@ -278,29 +309,7 @@ check_peers(char **newval, void **extra, GucSource source)
 	return true;
 }
 
-/*
- * Returns true when the node and sequence widths leave enough time bits.
- * Otherwise *detail (if not NULL) says why not.  Check hooks cannot do this
- * cross-parameter test reliably, because the order in which parameters are
- * assigned is the order of the configuration file.
- */
-bool
-snowflake_layout_is_valid(char **detail)
-{
-	int			time_bits = SNOWFLAKE_ID_BITS - snowflake_node_bits -
-		snowflake_sequence_bits;
-
-	if (time_bits >= SNOWFLAKE_MIN_TIME_BITS)
-		return true;
-	if (detail)
-		*detail = psprintf("\"%s\" (%d) plus \"%s\" (%d) leave %d bits for the time; at least %d are needed.",
-						   "snowflake.node_bits", snowflake_node_bits,
-						   "snowflake.sequence_bits", snowflake_sequence_bits,
-						   time_bits, SNOWFLAKE_MIN_TIME_BITS);
-	return false;
-}
-
-/* every parameter, for the start-up recheck in snowflake_define_gucs() */
+/* every parameter, for the start-up recheck in snowflake_define_settings() */
 static const char *const all_parameters[] = {
 	"snowflake.node_id", "snowflake.epoch", "snowflake.node_bits",
 	"snowflake.sequence_bits", "snowflake.clock_policy",
@@ -317,10 +326,12 @@ static const char *const all_parameters[] = {
  * postmaster's _PG_init) the layout parameters are PGC_POSTMASTER.
  */
 void
-snowflake_define_gucs(bool preloading)
+snowflake_define_settings(bool preloading)
 {
 	GucContext	layout_context = preloading ? PGC_POSTMASTER : PGC_SIGHUP;
 	char	   *configured[lengthof(all_parameters)];
+
+	layout_fixed = preloading;
 
 	/*
 	 * When a parameter is defined, a configured value that fails validation
@@ -343,7 +354,7 @@ snowflake_define_gucs(bool preloading)
 							&snowflake_node_id,
 							-1, -1, SNOWFLAKE_MAX_NODE_ID,
 							layout_context, 0,
-							NULL, NULL, NULL);
+							check_node_id, NULL, NULL);
 
 	DefineCustomStringVariable("snowflake.epoch",
 							   "Sets the instant from which ID times are counted.",
@@ -497,7 +508,8 @@ snowflake_check_startup_settings(void)
 {
 	char	   *detail;
 
-	if (!snowflake_layout_is_valid(&detail))
+	if (!snowflake_layout_widths_valid(snowflake_node_bits,
+									   snowflake_sequence_bits, &detail))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("snowflake ID layout leaves too few bits for the time"),

@@ -23,7 +23,7 @@
 #include "common/int.h"
 #include "utils/timestamp.h"
 
-#include "snowflake.h"
+#include "layout.h"
 
 static SnowflakeLayout layout_storage;
 
@@ -63,6 +63,27 @@ snowflake_set_layout(int64 epoch_ms, int node_bits, int seq_bits)
 }
 
 /*
+ * Returns true when the node and sequence widths leave enough time bits.
+ * Otherwise *detail (if not NULL) says why not.  A GUC check hook cannot
+ * test this reliably, because parameters are assigned in the order of the
+ * configuration file; the postmaster tests it once they all are.
+ */
+bool
+snowflake_layout_widths_valid(int node_bits, int seq_bits, char **detail)
+{
+	int			time_bits = SNOWFLAKE_ID_BITS - node_bits - seq_bits;
+
+	if (time_bits >= SNOWFLAKE_MIN_TIME_BITS)
+		return true;
+	if (detail)
+		*detail = psprintf("\"%s\" (%d) plus \"%s\" (%d) leave %d bits for the time; at least %d are needed.",
+						   "snowflake.node_bits", node_bits,
+						   "snowflake.sequence_bits", seq_bits,
+						   time_bits, SNOWFLAKE_MIN_TIME_BITS);
+	return false;
+}
+
+/*
  * The slow path of snowflake_layout(): the settings make no valid layout.
  */
 const SnowflakeLayout *
@@ -70,7 +91,8 @@ snowflake_layout_or_error(void)
 {
 	char	   *detail;
 
-	if (!snowflake_layout_is_valid(&detail))
+	if (!snowflake_layout_widths_valid(layout_storage.node_bits,
+									   layout_storage.seq_bits, &detail))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("snowflake ID layout leaves too few bits for the time"),
@@ -183,51 +205,25 @@ snowflake_timestamptz_to_ms(const SnowflakeLayout *layout, TimestampTz ts)
 
 /*
  * Logs a WARNING when the time bits of the layout have run out, or will
- * within snowflake.epoch_warning_days.  Called at server start and once a
- * day by the clock watcher.
+ * within warning_days (snowflake.epoch_warning_days), with the clock at
+ * now_unix_ms.  Called at server start and once a day by the clock watcher.
  */
 void
-snowflake_check_lifetime(void)
+snowflake_check_lifetime(int64 now_unix_ms, int warning_days)
 {
 	const SnowflakeLayout *layout = snowflake_layout();
 	int64		end_unix_ms = layout->epoch_ms + layout->max_ms + 1;
-	int64		remaining_ms = end_unix_ms - snowflake_wall_clock_ms();
+	int64		remaining_ms = end_unix_ms - now_unix_ms;
 
 	if (remaining_ms <= 0)
 		ereport(WARNING,
 				(errmsg("snowflake time bits ran out at %s",
 						snowflake_unix_ms_to_str(end_unix_ms)),
 				 errdetail("No IDs can be generated with this layout.")));
-	else if (remaining_ms / SNOWFLAKE_MS_PER_DAY < snowflake_epoch_warning_days)
+	else if (remaining_ms / SNOWFLAKE_MS_PER_DAY < warning_days)
 		ereport(WARNING,
 				(errmsg("snowflake time bits run out in %lld days, at %s",
 						(long long) (remaining_ms / SNOWFLAKE_MS_PER_DAY),
 						snowflake_unix_ms_to_str(end_unix_ms)),
 				 errhint("IDs cannot continue past that time in this layout; plan the move to a new ID column or layout before then.")));
-}
-
-/*
- * Logs the layout in force when the postmaster starts, so that the log
- * says what every ID generated from now on means.
- */
-void
-snowflake_log_layout(void)
-{
-	const SnowflakeLayout *layout = snowflake_layout();
-
-	if (snowflake_node_id < 0)
-		ereport(WARNING,
-				(errmsg("parameter \"%s\" is not set, so no snowflake IDs will be generated",
-						"snowflake.node_id"),
-				 errhint("Set \"%s\" to a value from 0 to %d and restart the server.",
-						 "snowflake.node_id", layout->max_node)));
-	else
-		ereport(LOG,
-				(errmsg("snowflake IDs of node %d: epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
-						snowflake_node_id,
-						snowflake_unix_ms_to_str(layout->epoch_ms),
-						layout->time_bits, layout->node_bits, layout->seq_bits,
-						snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
-
-	snowflake_check_lifetime();
 }

@@ -24,7 +24,11 @@
 #include "miscadmin.h"
 #include "utils/timestamp.h"
 
-#include "snowflake.h"
+#include "clock.h"
+#include "layout.h"
+#include "records.h"
+#include "settings.h"
+#include "workers.h"
 
 PG_FUNCTION_INFO_V1(snowflake_node_info);
 

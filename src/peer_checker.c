@@ -58,7 +58,13 @@
 #include "utils/varlena.h"
 
 #include "peer_client.h"
-#include "snowflake.h"
+#include "admission.h"
+#include "clock.h"
+#include "compat.h"
+#include "layout.h"
+#include "records.h"
+#include "settings.h"
+#include "workers.h"
 
 PG_FUNCTION_INFO_V1(snowflake_peers_report);
 
@@ -149,24 +155,8 @@ snowflake_peers_shmem_init(LWLock *lock)
 int64
 snowflake_instance_token(void)
 {
-	snowflake_require_shmem();
+	snowflake_require_preload();
 	return peers_shared->instance_token;
-}
-
-/*
- * True while another server is reported to use our node ID (or an
- * overlapping layout); then *detail says which.  The flag is read without
- * the lock, as a hint: the generator's path pays one atomic read.
- */
-bool
-snowflake_peers_conflict(char *detail, size_t len)
-{
-	if (likely(pg_atomic_read_u32(&peers_shared->conflict) == 0))
-		return false;
-	LWLockAcquire(peers_shared->lock, LW_SHARED);
-	strlcpy(detail, peers_shared->conflict_detail, len);
-	LWLockRelease(peers_shared->lock);
-	return true;
 }
 
 /*
@@ -620,6 +610,10 @@ check_peers(void)
 				sizeof(peers_shared->conflict_detail));
 		pg_atomic_write_u32(&peers_shared->conflict, 1);
 		LWLockRelease(peers_shared->lock);
+		if (snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
+			snowflake_admission_block(SNOWFLAKE_BLOCK_CONFLICT, conflict);
+		else
+			snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
 		if (new_conflict)
 			ereport(WARNING,
 					(errmsg("snowflake node ID %d conflicts with %s",
@@ -634,6 +628,7 @@ check_peers(void)
 		pg_atomic_write_u32(&peers_shared->conflict, 0);
 		peers_shared->conflict_detail[0] = '\0';
 		LWLockRelease(peers_shared->lock);
+		snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
 		ereport(LOG, (errmsg("snowflake node ID conflict resolved")));
 	}
 	else
@@ -683,13 +678,36 @@ checker_stop(void)
 	}
 }
 
+/*
+ * After a reload: snowflake.node_conflict may have changed, and decides at
+ * once whether a conflict in force refuses generation.
+ */
+static void
+checker_reload(void)
+{
+	load_peer_list();
+	if (pg_atomic_read_u32(&peers_shared->conflict) == 0)
+		return;
+	if (snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
+	{
+		char		detail[CONFLICT_DETAIL_LEN];
+
+		LWLockAcquire(peers_shared->lock, LW_SHARED);
+		strlcpy(detail, peers_shared->conflict_detail, sizeof(detail));
+		LWLockRelease(peers_shared->lock);
+		snowflake_admission_block(SNOWFLAKE_BLOCK_CONFLICT, detail);
+	}
+	else
+		snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
+}
+
 static const SnowflakeWorker peer_checker = {
 	.name = WORKER_NAME,
 	.wait_event = "SnowflakePeerCheck",
 	.interval_ms = checker_interval,
 	.start = checker_start,
 	.tick = checker_tick,
-	.reload = load_peer_list,
+	.reload = checker_reload,
 	.stop = checker_stop,
 };
 
@@ -713,7 +731,7 @@ snowflake_peers_report(PG_FUNCTION_ARGS)
 	PeerStatus *peers;
 	int			n;
 
-	snowflake_require_shmem();
+	snowflake_require_preload();
 	InitMaterializedSRF(fcinfo, 0);
 	snowflake_check_result_columns(fcinfo, rsinfo->setDesc, 8);
 

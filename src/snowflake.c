@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * snowflake.c
- *	  Module magic and _PG_init() for the snowflake extension.
+ *	  Module magic and _PG_init() for the snowflake extension: the top of
+ *	  the layers (see snowflake.h).
  *
  * _PG_init() never fails for lack of preloading: the type and the decoding
  * functions must work in any backend, and CREATE EXTENSION or pg_restore
@@ -21,18 +22,51 @@
 
 #include "miscadmin.h"
 
+#include "clock.h"
+#include "compat.h"
+#include "generator.h"
+#include "layout.h"
+#include "redo.h"
+#include "settings.h"
 #include "snowflake.h"
+#include "workers.h"
 
 SNOWFLAKE_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+/*
+ * Logs the layout in force when the postmaster starts, so that the log
+ * says what every ID generated from now on means.
+ */
+static void
+log_layout(void)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+
+	if (snowflake_node_id < 0)
+		ereport(WARNING,
+				(errmsg("parameter \"%s\" is not set, so no snowflake IDs will be generated",
+						"snowflake.node_id"),
+				 errhint("Set \"%s\" to a value from 0 to %d and restart the server.",
+						 "snowflake.node_id", layout->max_node)));
+	else
+		ereport(LOG,
+				(errmsg("snowflake IDs of node %d: epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
+						snowflake_node_id,
+						snowflake_unix_ms_to_str(layout->epoch_ms),
+						layout->time_bits, layout->node_bits, layout->seq_bits,
+						snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
+
+	snowflake_check_lifetime(snowflake_wall_clock_ms(), snowflake_epoch_warning_days);
+}
 
 void
 _PG_init(void)
 {
 	bool		preloading = process_shared_preload_libraries_in_progress;
 
-	snowflake_define_gucs(preloading);
+	snowflake_define_settings(preloading);
 
 	if (!preloading)
 		return;
@@ -41,11 +75,11 @@ _PG_init(void)
 	snowflake_check_startup_settings();
 
 	snowflake_shmem_install_hooks();
-	snowflake_wal_register();
+	snowflake_redo_register();
 	snowflake_generator_install_hooks();
 
 	if (!IsUnderPostmaster)
-		snowflake_log_layout();
+		log_layout();
 
 	/* the workers are optional; pg_upgrade's server needs none */
 	if (IsBinaryUpgrade)

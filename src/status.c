@@ -5,10 +5,12 @@
  *	  generator, its clock, its high-water mark and its worker.
  *
  * Each owner hands out a consistent snapshot of its own state (generator,
- * high-water mark, clock, clock watcher, peer checker); this file only
- * puts them side by side and derives the rest.  It fills the columns its
- * SQL declaration has: 27 in version 1.4, 29 from 1.5, so that the
- * library works under both until ALTER EXTENSION ... UPDATE.
+ * state file, clock, clock watcher, admission); this file only puts them
+ * side by side and derives the rest.  It reads, never decides: the clock
+ * is peeked at, not observed, so a monitoring query changes nothing and
+ * logs nothing.  It fills the columns its SQL declaration has: 27 in
+ * version 1.4, 29 in 1.5, 30 from 1.6, so that the library works under
+ * each until ALTER EXTENSION ... UPDATE.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -25,12 +27,20 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "snowflake.h"
+#include "admission.h"
+#include "clock.h"
+#include "generator.h"
+#include "layout.h"
+#include "records.h"
+#include "settings.h"
+#include "state_file.h"
+#include "workers.h"
 
 PG_FUNCTION_INFO_V1(snowflake_status);
 
 #define STATUS_COLUMNS_1_4	27
-#define STATUS_COLUMNS		29
+#define STATUS_COLUMNS_1_5	29
+#define STATUS_COLUMNS		30
 
 /*
  * Returns Unix ms as a timestamptz Datum, or sets *isnull when it is 0
@@ -61,18 +71,16 @@ unix_ms_datum(int64 unix_ms, bool *isnull)
 static const char *
 current_problem(const SnowflakeLayout *layout,
 				const SnowflakeGeneratorStatus *gen,
-				const SnowflakeHwmStatus *mark, int64 now_unix_ms,
+				const SnowflakeStateFileStatus *file, int64 now_unix_ms,
 				int64 lead_ms)
 {
-	char		conflict[256];
+	char	   *refused = snowflake_admission_problem();
 
-	if (snowflake_node_id < 0)
-		return psprintf(_("\"%s\" is not set"), "snowflake.node_id");
-	if (mark->problem)
-		return mark->problem;
-	if (snowflake_peers_conflict(conflict, sizeof(conflict)) &&
-		snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
-		return psprintf(_("node ID conflict: %s"), conflict);
+	if (refused)
+		return refused;
+	if (file->last_error)
+		return psprintf(_("could not write the high-water mark: %s"),
+						file->last_error);
 	if (RecoveryInProgress())
 		return _("the server is in recovery");
 	if (now_unix_ms < layout->epoch_ms)
@@ -95,7 +103,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 {
 	const SnowflakeLayout *layout = snowflake_layout();
 	SnowflakeGeneratorStatus gen;
-	SnowflakeHwmStatus mark;
+	SnowflakeStateFileStatus file;
 	SnowflakeClockStatus clock;
 	TupleDesc	tupdesc;
 	Datum		values[STATUS_COLUMNS];
@@ -104,27 +112,31 @@ snowflake_status(PG_FUNCTION_ARGS)
 	int64		now_unix_ms;
 	int64		last_ms;
 	int64		lead_ms = 0;
+	int64		held_ms;
 	int			worker_pid;
 	int64		worker_checked_at;
 	const char *problem;
 	int			i = 0;
 
-	snowflake_require_shmem();
+	snowflake_require_preload();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	natts = tupdesc->natts == STATUS_COLUMNS_1_4 ? STATUS_COLUMNS_1_4 : STATUS_COLUMNS;
+	if (tupdesc->natts == STATUS_COLUMNS_1_4 || tupdesc->natts == STATUS_COLUMNS_1_5)
+		natts = tupdesc->natts;
+	else
+		natts = STATUS_COLUMNS;
 	tupdesc = snowflake_result_tupdesc(fcinfo, natts);
 
 	snowflake_generator_status(&gen);
-	snowflake_hwm_status(&mark);
+	snowflake_state_file_status(&file);
 	snowflake_clock_status(&clock);
 	snowflake_clock_watcher_status(&worker_pid, &worker_checked_at);
 
-	now_unix_ms = snowflake_clock_now_ms();
-	last_ms = gen.last_slot >= 0 ? gen.last_slot >> layout->seq_bits : -1;
+	now_unix_ms = snowflake_clock_peek_ms(&held_ms);
+	last_ms = gen.last_slot >= 0 ? snowflake_slot_ms(layout, gen.last_slot) : -1;
 	if (gen.last_slot >= 0)
 		lead_ms = Max(last_ms - (now_unix_ms - layout->epoch_ms), 0);
-	problem = current_problem(layout, &gen, &mark, now_unix_ms, lead_ms);
+	problem = current_problem(layout, &gen, &file, now_unix_ms, lead_ms);
 
 	memset(nulls, 0, sizeof(nulls));
 
@@ -167,11 +179,11 @@ snowflake_status(PG_FUNCTION_ARGS)
 	values[i++] = Int64GetDatum(clock.largest_jump_forward_ms);
 
 	/* durable high-water mark */
-	if (mark.hwm_id >= 0)
+	if (file.mark >= 0)
 	{
-		values[i++] = Int64GetDatum(mark.hwm_id);
+		values[i++] = Int64GetDatum(file.mark);
 		values[i] = unix_ms_datum(layout->epoch_ms +
-								  Min(mark.hwm_id >> layout->shift, layout->max_ms),
+								  Min(snowflake_id_ms(layout, file.mark), layout->max_ms),
 								  &nulls[i]);
 		i++;
 	}
@@ -180,10 +192,10 @@ snowflake_status(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	values[i] = unix_ms_datum(mark.written_at, &nulls[i]);
+	values[i] = unix_ms_datum(file.written_at, &nulls[i]);
 	i++;
-	values[i++] = Int64GetDatum((int64) mark.writes);
-	values[i++] = Int64GetDatum((int64) mark.backend_writes);
+	values[i++] = Int64GetDatum((int64) file.writes);
+	values[i++] = Int64GetDatum((int64) file.backend_writes);
 
 	/* worker */
 	values[i] = Int32GetDatum(worker_pid);
@@ -195,11 +207,15 @@ snowflake_status(PG_FUNCTION_ARGS)
 	nulls[i++] = problem == NULL;
 
 	/* since 1.5: forward jumps held back */
-	if (natts == STATUS_COLUMNS)
+	if (natts >= STATUS_COLUMNS_1_5)
 	{
-		values[i++] = Int64GetDatum(clock.held_ms);
+		values[i++] = Int64GetDatum(held_ms);
 		values[i++] = Int64GetDatum((int64) clock.jumps_ignored);
 	}
+
+	/* since 1.6: failed writes of the high-water mark */
+	if (natts >= STATUS_COLUMNS)
+		values[i++] = Int64GetDatum((int64) file.failures);
 
 	Assert(i == natts);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -1,13 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * wal.c
- *	  Carries the high-water mark to standbys through WAL, with a custom
- *	  WAL resource manager.
+ *	  The high-water mark in WAL: the record, writing it, and describing
+ *	  it for pg_waldump.  Replaying it is redo.c's.
  *
- * Every new reservation (hwm.c) is written to WAL as one small record and
- * flushed before any ID it covers is issued.  A standby replays it: it
- * writes the mark into its own pg_snowflake/state and raises its
- * generator, so that after promotion it resumes above every ID the old
+ * Every new reservation (generator.c) is written to WAL as one small
+ * record and flushed before any ID it covers is issued.  A standby replays
+ * it (redo.c), so that after promotion it resumes above every ID the old
  * primary could have issued, even with its clock behind.  Crash recovery
  * of a primary replays the same records, harmlessly.
  *
@@ -22,13 +21,6 @@
  * snowflake in shared_preload_libraries, or recovery stops with an error
  * about an unregistered resource manager.
  *
- * The resource manager ID is 142.  Extensions choose theirs from 128 up
- * and record them on the PostgreSQL wiki page "CustomWALResourceManagers";
- * should another extension on the same server use 142, build snowflake
- * with another one, on every server that replays the WAL, before any of
- * them writes WAL with it:
- *		make PG_CPPFLAGS='-DSNOWFLAKE_RMGR_ID=143' ...
- *
  * Copyright (c) 2026, snowflake developers
  *
  * IDENTIFICATION
@@ -41,14 +33,9 @@
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
-#include "access/xlogreader.h"
-#include "lib/stringinfo.h"
 
-#include "snowflake.h"
-
-#ifndef SNOWFLAKE_RMGR_ID
-#define SNOWFLAKE_RMGR_ID		142
-#endif
+#include "settings.h"
+#include "wal.h"
 
 #define XLOG_SNOWFLAKE_HWM		0x00
 
@@ -60,32 +47,46 @@ typedef struct xl_snowflake_hwm
 } xl_snowflake_hwm;
 
 /*
- * The record of rec's kind, copied out after checking its length: a
- * record of another length was not written by this code.
+ * Writes and flushes a record of a new high-water mark.
  */
-static void
-read_record(XLogReaderState *record, xl_snowflake_hwm *rec)
+void
+snowflake_wal_log_mark(int64 mark)
 {
-	if (XLogRecGetDataLen(record) != sizeof(xl_snowflake_hwm))
-		elog(PANIC, "snowflake high-water mark record has %u bytes, not %zu",
-			 XLogRecGetDataLen(record), sizeof(xl_snowflake_hwm));
-	memcpy(rec, XLogRecGetData(record), sizeof(xl_snowflake_hwm));
+	xl_snowflake_hwm rec;
+	XLogRecPtr	lsn;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.hwm_id = mark;
+	rec.node_id = snowflake_node_id;
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &rec, sizeof(rec));
+	lsn = XLogInsert(SNOWFLAKE_RMGR_ID, XLOG_SNOWFLAKE_HWM);
+	XLogFlush(lsn);
 }
 
-static void
-snowflake_redo(XLogReaderState *record)
+/*
+ * The mark of a record being replayed.  A record of another kind or length
+ * was not written by this code: recovery must not go on as if it had been
+ * replayed.
+ */
+int64
+snowflake_wal_read_mark(XLogReaderState *record)
 {
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 	xl_snowflake_hwm rec;
 
 	if (info != XLOG_SNOWFLAKE_HWM)
 		elog(PANIC, "snowflake_redo: unknown op code %u", info);
-	read_record(record, &rec);
-	snowflake_hwm_redo(rec.hwm_id);
+	if (XLogRecGetDataLen(record) != sizeof(xl_snowflake_hwm))
+		elog(PANIC, "snowflake high-water mark record has %u bytes, not %zu",
+			 XLogRecGetDataLen(record), sizeof(xl_snowflake_hwm));
+	memcpy(&rec, XLogRecGetData(record), sizeof(xl_snowflake_hwm));
+	return rec.hwm_id;
 }
 
-static void
-snowflake_desc(StringInfo buf, XLogReaderState *record)
+void
+snowflake_wal_desc(StringInfo buf, XLogReaderState *record)
 {
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 
@@ -100,45 +101,10 @@ snowflake_desc(StringInfo buf, XLogReaderState *record)
 	}
 }
 
-static const char *
-snowflake_identify(uint8 info)
+const char *
+snowflake_wal_identify(uint8 info)
 {
 	if ((info & ~XLR_INFO_MASK) == XLOG_SNOWFLAKE_HWM)
 		return "HWM";
 	return NULL;
-}
-
-static RmgrData snowflake_rmgr = {
-	.rm_name = "snowflake",
-	.rm_redo = snowflake_redo,
-	.rm_desc = snowflake_desc,
-	.rm_identify = snowflake_identify,
-};
-
-/*
- * Registers the resource manager; called from _PG_init() while preloading.
- */
-void
-snowflake_wal_register(void)
-{
-	RegisterCustomRmgr(SNOWFLAKE_RMGR_ID, &snowflake_rmgr);
-}
-
-/*
- * Writes and flushes a record of a new high-water mark.
- */
-void
-snowflake_wal_log_hwm(int64 hwm_id)
-{
-	xl_snowflake_hwm rec;
-	XLogRecPtr	lsn;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.hwm_id = hwm_id;
-	rec.node_id = snowflake_node_id;
-
-	XLogBeginInsert();
-	XLogRegisterData((char *) &rec, sizeof(rec));
-	lsn = XLogInsert(SNOWFLAKE_RMGR_ID, XLOG_SNOWFLAKE_HWM);
-	XLogFlush(lsn);
 }

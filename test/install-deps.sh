@@ -23,6 +23,7 @@ if [ "$profile" = test ]; then
 		postgresql-15-partman      # the pg_partman test (pg_regress)
 		postgresql-15-pglogical    # multi-master replication (TAP)
 		sqlsmith                   # fuzzing (TAP)
+		gdb                        # stopping a backend inside a critical section (TAP)
 		libcurl4 liblz4-1 libzstd1 # Citus's runtime libraries (TAP, with ../shared/citus)
 		python3-sqlalchemy python3-alembic python3-django python3-psycopg2
 		                           # the ORM migration test (TAP)

@@ -6,6 +6,7 @@ use strict;
 use warnings FATAL => 'all';
 
 use Exporter 'import';
+use File::Spec;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -15,7 +16,7 @@ use Time::HiRes qw(usleep);
 our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
   set_clock_offset start_pgbench finish_pgbench dump_and_restore
   skip_all_without_extension skip_all_without_program skip_all_without_faketime
-  faketime_library);
+  faketime_library start_with_failio set_failio wait_for_stall sqlstate_of);
 
 # --- optional dependencies ------------------------------------------------------
 # A script whose dependency is missing for the PostgreSQL under test ends
@@ -159,6 +160,82 @@ sub finish_pgbench
 	my ($run) = @_;
 	$run->{h}->finish;
 	return $run->{out};
+}
+
+# --- storage faults -----------------------------------------------------------------
+# test/inject/failio.c, a test-only LD_PRELOAD library, makes writes and
+# fsyncs of a server's pg_snowflake/ files fail or stall while a control
+# file exists in the node's failio directory.
+
+# Builds the library once per test script, in the node's base directory.
+sub failio_library
+{
+	my ($node) = @_;
+	my $src = File::Spec->rel2abs(__FILE__);
+	$src =~ s{perl/SnowflakeTest\.pm$}{inject/failio.c};
+	my $lib = $node->basedir . '/failio.so';
+	return $lib if -f $lib;
+	system('cc', '-shared', '-fPIC', '-O2', '-o', $lib, $src, '-ldl') == 0
+	  or die "could not build $lib from $src";
+	return $lib;
+}
+
+# Starts the node with failio preloaded into every server process.
+sub start_with_failio
+{
+	my ($node, %opts) = @_;
+	my $dir = $node->basedir . '/failio';
+	mkdir $dir unless -d $dir;
+	local $ENV{LD_PRELOAD} = failio_library($node);
+	local $ENV{FAILIO_DIR} = $dir;
+	return $node->start(%opts);
+}
+
+# Turns a fault on or off: "fail_write", "fail_fsync" or "stall_fsync".
+sub set_failio
+{
+	my ($node, $fault, $on) = @_;
+	my $file = $node->basedir . "/failio/$fault";
+	if ($on)
+	{
+		open(my $fh, '>', $file) or die "could not create $file: $!";
+		close $fh;
+	}
+	else
+	{
+		unlink $file;
+	}
+	return;
+}
+
+# Waits until a server process is stalled in fsync() by "stall_fsync".
+sub wait_for_stall
+{
+	my ($node) = @_;
+	my $file = $node->basedir . '/failio/stalled';
+	for (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
+	{
+		return 1 if -e $file;
+		usleep(100_000);
+	}
+	return 0;
+}
+
+# Runs $sql and returns the SQLSTATE it fails with, "00000", or "timed out"
+# when it did not end within the test timeout.
+sub sqlstate_of
+{
+	my ($node, $sql, %opts) = @_;
+	my $db = $opts{db} // 'postgres';
+	my $timed_out;
+	my ($ret, $out, $err) = $node->psql($db,
+		"\\set VERBOSITY sqlstate\n$sql", on_error_stop => 1,
+		timeout => $PostgreSQL::Test::Utils::timeout_default,
+		timed_out => \$timed_out);
+	return 'timed out' if $timed_out;
+	return '00000' if $ret == 0;
+	return $1 if $err =~ /(?:ERROR|FATAL):\s+([0-9A-Z]{5})/;
+	return "?: $err";
 }
 
 # --- dump and restore --------------------------------------------------------------

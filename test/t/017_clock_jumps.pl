@@ -37,12 +37,15 @@ sub status
 	return $node->safe_psql('postgres', "SELECT $columns FROM snowflake_status()");
 }
 
-# the worker has seen the excursion (it checks every 100 ms)
-sub wait_until_held
+# Moves the clock forward and waits until the worker (it checks every
+# 100 ms) has seen the excursion: snowflake_status() reports a held jump at
+# once, the log only once a process has seen it.
+sub jump_and_wait_until_held
 {
-	my ($node) = @_;
-	$node->poll_query_until('postgres', 'SELECT clock_held_ms > 0 FROM snowflake_status()')
-	  or die 'the jump was not seen';
+	my ($node, $offset) = @_;
+	my $log_offset = -s $node->logfile;
+	set_clock_offset($node, $offset);
+	$node->wait_for_log(qr/system clock jumped forward by/, $log_offset);
 	return;
 }
 
@@ -54,8 +57,7 @@ my $near_now = q{SELECT snowflake_timestamp(max(id)) < now() + interval '1 minut
 # --- a 1-day excursion, no ID issued during it -------------------------------------
 # An ID just before, so that the worker's next check sees IDs issued.
 $primary->safe_psql('postgres', "INSERT INTO ids (what) VALUES ('just before')");
-set_clock_offset($primary, '+1d');
-wait_until_held($primary);
+jump_and_wait_until_held($primary, '+1d');
 my $ignored = status($primary, 'clock_jumps_ignored');
 set_clock_offset($primary, '+0');
 $primary->poll_query_until('postgres',
@@ -75,8 +77,7 @@ is($primary->safe_psql('postgres', "INSERT INTO ids (what) VALUES ('after kill -
 	't', 'after kill -9, generation goes on at the real time');
 
 # --- a 1-hour excursion with IDs issued during it ------------------------------------
-set_clock_offset($primary, '+1h');
-wait_until_held($primary);
+jump_and_wait_until_held($primary, '+1h');
 is($primary->safe_psql('postgres', q{
 	INSERT INTO ids (what) SELECT 'during' FROM generate_series(1, 1000);
 	SELECT bool_and(snowflake_timestamp(id) < now() + interval '1 minute') FROM ids WHERE what = 'during'}),
@@ -174,5 +175,26 @@ for my $back ('-700d', '-400d')
 		't', "not preloaded, the clock $back: decoding uses the configured epoch");
 	$plain->stop;
 }
+
+# --- monitoring has no side effects ----------------------------------------------------
+# Without the clock watcher, nothing but snowflake_status() looks at the
+# clock here: it must report the jump without recording or logging it, and
+# send the monitoring client no warning.
+my $quiet = snowflake_node('quiet', conf => q{
+snowflake.node_id = 9
+snowflake.clock_check_interval = 0
+});
+start_with_faketime($quiet);
+$quiet->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$quiet->safe_psql('postgres', 'SELECT snowflake_nextval()');
+set_clock_offset($quiet, '+1h');
+my ($qret, $qout, $qerr) = $quiet->psql('postgres',
+	'SELECT clock_held_ms > 3500000, clock_jumps_forward FROM snowflake_status(); ' x 3);
+is($qerr, '', 'snowflake_status() sends the monitoring client no warning');
+is($qout, "t|0\nt|0\nt|0", 'it reports the jump as held, as the next ID will find it, and records nothing');
+ok(!$quiet->log_contains('jumped forward'), 'and logs nothing');
+($qret, $qout, $qerr) = $quiet->psql('postgres', 'SELECT snowflake_nextval() > 0');
+like($qerr, qr/system clock jumped forward/, 'the next ID is what sees the jump, and warns');
+$quiet->stop;
 
 done_testing();

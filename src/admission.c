@@ -1,0 +1,188 @@
+/*-------------------------------------------------------------------------
+ *
+ * admission.c
+ *	  Whether this server may generate IDs now, and if not, why.
+ *
+ * A reason to refuse generation is a bit in one shared word, with a line
+ * of detail beside it.  Every reason has exactly one writer:
+ *
+ *	SNOWFLAKE_BLOCK_NODE_ID		set when shared memory is created (shmem.c),
+ *								from snowflake.node_id
+ *	SNOWFLAKE_BLOCK_STATE_FILE	state_file.c, when the file cannot be trusted
+ *	SNOWFLAKE_BLOCK_CONFLICT	peer_checker.c, while a peer uses our node ID
+ *
+ * The generator reads the word once per call (snowflake_admission_check()
+ * in admission.h) and, only when it is not zero, turns the first reason
+ * into an error.  Details are written and read under a spinlock held for a
+ * strlcpy; the word itself is an atomic, so that readers never wait.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/admission.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "port/pg_bitutils.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+
+#include "admission.h"
+#include "layout.h"
+#include "settings.h"
+
+#define DETAIL_LEN	256
+
+typedef struct AdmissionShared
+{
+	pg_atomic_uint32 blocked;	/* SnowflakeBlock bits */
+	slock_t		mutex;			/* protects detail */
+	char		detail[SNOWFLAKE_BLOCK_REASONS][DETAIL_LEN];
+} AdmissionShared;
+
+static AdmissionShared *admission = NULL;
+
+pg_atomic_uint32 *snowflake_admission_blocked_reasons = NULL;
+
+Size
+snowflake_admission_shmem_size(void)
+{
+	return MAXALIGN(sizeof(AdmissionShared));
+}
+
+/*
+ * Creates the shared state: nothing blocked.  Called with
+ * AddinShmemInitLock held.
+ */
+void
+snowflake_admission_shmem_init(void)
+{
+	bool		found;
+
+	admission = ShmemInitStruct("snowflake admission", sizeof(AdmissionShared),
+								&found);
+	if (!found)
+	{
+		pg_atomic_init_u32(&admission->blocked, 0);
+		SpinLockInit(&admission->mutex);
+		memset(admission->detail, 0, sizeof(admission->detail));
+	}
+	snowflake_admission_blocked_reasons = &admission->blocked;
+}
+
+static int
+reason_index(SnowflakeBlock reason)
+{
+	return pg_rightmost_one_pos32((uint32) reason);
+}
+
+/*
+ * Refuses generation for reason, with detail (a complete sentence, or NULL)
+ * for the error and for snowflake_status().  Only the reason's writer calls
+ * it.
+ */
+void
+snowflake_admission_block(SnowflakeBlock reason, const char *detail)
+{
+	int			i = reason_index(reason);
+
+	SpinLockAcquire(&admission->mutex);
+	strlcpy(admission->detail[i], detail ? detail : "", DETAIL_LEN);
+	SpinLockRelease(&admission->mutex);
+	pg_atomic_fetch_or_u32(&admission->blocked, (uint32) reason);
+}
+
+void
+snowflake_admission_unblock(SnowflakeBlock reason)
+{
+	pg_atomic_fetch_and_u32(&admission->blocked, ~(uint32) reason);
+}
+
+static void
+copy_detail(SnowflakeBlock reason, char *buf)
+{
+	SpinLockAcquire(&admission->mutex);
+	strlcpy(buf, admission->detail[reason_index(reason)], DETAIL_LEN);
+	SpinLockRelease(&admission->mutex);
+}
+
+/*
+ * Raises the error for the first reason in blocked (not zero).
+ */
+void
+snowflake_admission_refuse(uint32 blocked)
+{
+	char		detail[DETAIL_LEN];
+
+	if (blocked & SNOWFLAKE_BLOCK_NODE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("parameter \"%s\" is not set", "snowflake.node_id"),
+				 errdetail("Every server that generates snowflake IDs needs a node ID of its own."),
+				 errhint("Set \"%s\" to a value from 0 to %d in postgresql.conf and restart the server.",
+						 "snowflake.node_id", snowflake_layout()->max_node)));
+
+	if (blocked & SNOWFLAKE_BLOCK_STATE_FILE)
+	{
+		copy_detail(SNOWFLAKE_BLOCK_STATE_FILE, detail);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("snowflake ID generation is disabled: %s", detail),
+				 errhint("Make sure the system clock is past every ID this server issued, then remove \"%s\" and restart the server.",
+						 SNOWFLAKE_STATE_FILE)));
+	}
+
+	copy_detail(SNOWFLAKE_BLOCK_CONFLICT, detail);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("snowflake node ID %d is also used by another server",
+					snowflake_node_id),
+			 errdetail("The conflict: %s. Of two servers with one node ID, the one that began generating later stops.",
+					   detail),
+			 errhint("Give every server its own \"%s\" and restart this one.",
+					 "snowflake.node_id")));
+	pg_unreachable();
+}
+
+/*
+ * The first reason generation is refused for, as a line for
+ * snowflake_status(), or NULL.
+ */
+char *
+snowflake_admission_problem(void)
+{
+	uint32		blocked = pg_atomic_read_u32(&admission->blocked);
+	char		detail[DETAIL_LEN];
+
+	if (blocked & SNOWFLAKE_BLOCK_NODE_ID)
+		return psprintf(_("\"%s\" is not set"), "snowflake.node_id");
+	if (blocked & SNOWFLAKE_BLOCK_STATE_FILE)
+	{
+		copy_detail(SNOWFLAKE_BLOCK_STATE_FILE, detail);
+		return pstrdup(detail);
+	}
+	if (blocked & SNOWFLAKE_BLOCK_CONFLICT)
+	{
+		copy_detail(SNOWFLAKE_BLOCK_CONFLICT, detail);
+		return psprintf(_("node ID conflict: %s"), detail);
+	}
+	return NULL;
+}
+
+/*
+ * The error of every function that needs shared memory when the library
+ * was not preloaded.
+ */
+void
+snowflake_report_not_preloaded(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("snowflake must be loaded via \"%s\"",
+					"shared_preload_libraries"),
+			 errhint("Add snowflake to \"%s\" and restart the server.",
+					 "shared_preload_libraries")));
+	pg_unreachable();
+}

@@ -1,0 +1,43 @@
+/*-------------------------------------------------------------------------
+ *
+ * state_file.h
+ *	  The state file, $PGDATA/pg_snowflake/state: reading it at start and
+ *	  writing a new high-water mark into it (state_file.c).
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/state_file.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SNOWFLAKE_STATE_FILE_H
+#define SNOWFLAKE_STATE_FILE_H
+
+/* What the file held when the server started */
+typedef struct SnowflakeSavedMark
+{
+	int64		mark;			/* every ID issued before is <= this */
+	int64		written_at;		/* Unix ms, by the clock of the writer */
+	int64		epoch_ms;		/* the layout it was written under */
+	int32		node_bits;
+	int32		seq_bits;
+} SnowflakeSavedMark;
+
+typedef struct SnowflakeStateFileStatus
+{
+	int64		mark;			/* the mark on disk; -1 if none */
+	int64		written_at;		/* Unix ms of the last write, 0 if none */
+	uint64		writes;			/* since server start */
+	uint64		backend_writes; /* of those, made by backends */
+	uint64		failures;		/* writes that failed */
+	char	   *last_error;		/* the last write's failure, NULL if it worked */
+} SnowflakeStateFileStatus;
+
+extern Size snowflake_state_file_shmem_size(void);
+extern bool snowflake_state_file_shmem_init(SnowflakeSavedMark *saved);
+extern bool snowflake_state_file_write(int64 mark, int elevel, bool by_backend);
+extern void snowflake_state_file_write_at_exit(int64 mark);
+extern void snowflake_state_file_status(SnowflakeStateFileStatus *status);
+
+#endif							/* SNOWFLAKE_STATE_FILE_H */
