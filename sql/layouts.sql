@@ -69,7 +69,8 @@ SELECT snowflake_timestamp(snowflake_from_parts('2026-06-15 12:34:56.789+00', 7,
        snowflake_timestamp(1050118621198921728::bigint, '2010-11-04 01:42:54.657+00') AS twitter,
        snowflake_timestamp(175928847299117063::bigint, '2015-01-01+00', 10, 12) AS discord;
 SELECT p.oid::regprocedure, p.provolatile
-  FROM pg_proc p WHERE proname = 'snowflake_timestamp' AND pronargs = 4 ORDER BY 1::text;
+  FROM pg_proc p WHERE proname = 'snowflake_timestamp' AND pronargs = 4
+ ORDER BY p.oid::regprocedure::text;
 CREATE TEMP TABLE explicit_idx (id snowflake);
 CREATE INDEX ON explicit_idx (snowflake_timestamp(id, '2025-01-01 00:00:00+00'));
 DROP TABLE explicit_idx;
