@@ -25,7 +25,8 @@ SHLIB_LINK_INTERNAL = $(libpq)
 # touches a running server.  Run it as an unprivileged user after
 # "make install"; test/run.sh does all of that.
 REGRESS        = extension type_io operators generate functions guc status \
-                 time_queries partitioning layouts bulk uuid security adopt
+                 time_queries rewrites partitioning layouts bulk uuid security \
+                 adopt
 REGRESS_OPTS   = --temp-instance=./tmp_check_regress \
                  --temp-config=$(srcdir)/test/snowflake.conf
 ISOLATION      = generate_interleaved rollback_not_reused

@@ -21,7 +21,6 @@
 #error "snowflake requires PostgreSQL 15 or later"
 #endif
 
-#include "nodes/parsenodes.h"
 #include "utils/wait_event.h"
 
 /*
@@ -72,31 +71,6 @@
  */
 #ifndef pg_noreturn
 #define pg_noreturn pg_attribute_noreturn()
-#endif
-
-/*
- * Whether an outer join of query can make var NULL.  From 16 on the parser
- * records that in the Var (varnullingrels); before, any outer join in the
- * query counts.
- */
-#if PG_VERSION_NUM >= 160000
-#define snowflake_var_may_be_nulled(query, var) \
-	(!bms_is_empty((var)->varnullingrels))
-#else
-static inline bool
-snowflake_var_may_be_nulled(Query *query, Var *var)
-{
-	ListCell   *lc;
-
-	foreach(lc, query->rtable)
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
-
-		if (rte->rtekind == RTE_JOIN && rte->jointype != JOIN_INNER)
-			return true;
-	}
-	return false;
-}
 #endif
 
 #endif							/* SNOWFLAKE_COMPAT_H */

@@ -49,9 +49,8 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
+#include "access/relation.h"
 #include "catalog/namespace.h"
-#include "catalog/pg_attribute.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -61,8 +60,9 @@
 #include "parser/parsetree.h"
 #include "parser/parse_func.h"
 #include "utils/lsyscache.h"
-#include "utils/syscache.h"
+#include "utils/rel.h"
 
+#include "planner_compat.h"
 #include "snowflake.h"
 
 PG_FUNCTION_INFO_V1(snowflake_int8_support);
@@ -454,18 +454,37 @@ snowflake_time_support(PG_FUNCTION_ARGS)
  */
 
 /*
+ * True if every row that a reference to rte can produce has a non-NULL
+ * value in column attnum: the column has a validated NOT NULL constraint
+ * (on 18 one added NOT VALID does not count).
+ *
+ * A plan that relies on this depends on the relation, so any change to its
+ * constraints makes the plan be rebuilt.
+ */
+static bool
+column_never_null(RangeTblEntry *rte, AttrNumber attnum)
+{
+	Relation	rel;
+	bool		result;
+
+	/* the parser (or the plan cache) has locked every relation of the query */
+	rel = relation_open(rte->relid, NoLock);
+	result = snowflake_column_never_null(RelationGetDescr(rel), attnum);
+	relation_close(rel, NoLock);
+	return result;
+}
+
+/*
  * True if expr can be shown never to be NULL where it is evaluated: a
- * constant that is not NULL, or a column declared NOT NULL of a table of
- * this query, read where no outer join or grouping set can make it NULL.
- * Otherwise false, which is always safe.
+ * constant that is not NULL, or a column of a table of this query that
+ * column_never_null() vouches for, read where no outer join or grouping set
+ * can make it NULL.  Otherwise false, which is always safe.
  */
 static bool
 never_null(PlannerInfo *root, Node *expr)
 {
 	Var		   *var;
 	RangeTblEntry *rte;
-	HeapTuple	tuple;
-	bool		notnull;
 
 	while (IsA(expr, RelabelType))
 		expr = (Node *) ((RelabelType *) expr)->arg;
@@ -483,14 +502,7 @@ never_null(PlannerInfo *root, Node *expr)
 	rte = rt_fetch(var->varno, root->parse->rtable);
 	if (rte->rtekind != RTE_RELATION)
 		return false;
-
-	tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid),
-							Int16GetDatum(var->varattno));
-	if (!HeapTupleIsValid(tuple))
-		return false;
-	notnull = ((Form_pg_attribute) GETSTRUCT(tuple))->attnotnull;
-	ReleaseSysCache(tuple);
-	return notnull;
+	return column_never_null(rte, var->varattno);
 }
 
 /*

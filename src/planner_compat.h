@@ -1,0 +1,71 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner_compat.h
+ *	  The differences between PostgreSQL major versions that the planner
+ *	  support functions depend on: when a column reference can be NULL
+ *	  although its column is declared NOT NULL.
+ *
+ * Included by planner_support.c only; every other version switch lives in
+ * compat.h.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/planner_compat.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SNOWFLAKE_PLANNER_COMPAT_H
+#define SNOWFLAKE_PLANNER_COMPAT_H
+
+#include "access/tupdesc.h"
+#include "nodes/parsenodes.h"
+#include "nodes/primnodes.h"
+
+/*
+ * Whether an outer join of query can make var NULL.  From 16 on the parser
+ * records that in the Var (varnullingrels); before, any outer join in the
+ * query counts.
+ */
+#if PG_VERSION_NUM >= 160000
+#define snowflake_var_may_be_nulled(query, var) \
+	(!bms_is_empty((var)->varnullingrels))
+#else
+static inline bool
+snowflake_var_may_be_nulled(Query *query, Var *var)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_JOIN && rte->jointype != JOIN_INNER)
+			return true;
+	}
+	return false;
+}
+#endif
+
+/*
+ * Whether column attnum of the relation described by tupdesc (a relcache
+ * descriptor) has a validated NOT NULL constraint: no row of that relation
+ * itself holds a NULL there.  From 18 on a NOT NULL constraint can be
+ * added NOT VALID, which sets attnotnull while existing rows keep their
+ * NULLs; the relcache records whether the constraint is validated.  Before
+ * 18 attnotnull is only ever set on a validated column.
+ */
+static inline bool
+snowflake_column_never_null(TupleDesc tupdesc, AttrNumber attnum)
+{
+	if (attnum < 1 || attnum > tupdesc->natts)
+		return false;
+#if PG_VERSION_NUM >= 180000
+	return TupleDescCompactAttr(tupdesc, attnum - 1)->attnullability ==
+		ATTNULLABLE_VALID;
+#else
+	return TupleDescAttr(tupdesc, attnum - 1)->attnotnull;
+#endif
+}
+
+#endif							/* SNOWFLAKE_PLANNER_COMPAT_H */
