@@ -138,6 +138,76 @@ RESET plan_cache_mode;
 DEALLOCATE dec_param;
 DEALLOCATE dec_param_ref;
 
+-- Inheritance: a parent column is NOT NULL, a child holds NULLs in it.
+-- Before 18 the child drops the inherited NOT NULL; from 18 on that is
+-- refused, but a parent constraint declared NO INHERIT leaves children
+-- unconstrained.  A parent with children is never trusted, not even when
+-- every child is NOT NULL today; read with ONLY, it is.
+CREATE TABLE dec_parent (id bigint);
+DO $$
+BEGIN
+  IF current_setting('server_version_num')::integer >= 180000 THEN
+    EXECUTE 'ALTER TABLE dec_parent ADD CONSTRAINT dec_parent_nn NOT NULL id NO INHERIT';
+    EXECUTE 'CREATE TABLE dec_child () INHERITS (dec_parent)';
+  ELSE
+    ALTER TABLE dec_parent ALTER id SET NOT NULL;
+    CREATE TABLE dec_child () INHERITS (dec_parent);
+    ALTER TABLE dec_child ALTER id DROP NOT NULL;
+  END IF;
+END $$;
+INSERT INTO dec_parent VALUES (4194305);
+INSERT INTO dec_child VALUES (NULL), (4194306);
+CREATE TABLE dec_parent2 (id bigint NOT NULL);
+CREATE TABLE dec_child2 () INHERITS (dec_parent2);
+INSERT INTO dec_child2 VALUES (4194307);
+INSERT INTO decode_cases VALUES
+  ('inheritance parent, nullable child', decode_query('id', 'dec_parent'), false),
+  ('inheritance parent, NOT NULL child', decode_query('id', 'dec_parent2'), false),
+  ('inheritance parent, ONLY', decode_query('id', 'ONLY dec_parent'), true),
+  ('inheritance child, own NOT NULL', decode_query('id', 'dec_child2'), true);
+
+-- Partitions: before 18 PostgreSQL refuses every way of giving a partition
+-- a NULL in a column that is NOT NULL in the partitioned table, so the
+-- call is rewritten there; from 18 on it is not (see below)
+CREATE TABLE dec_part (id bigint NOT NULL) PARTITION BY RANGE (id);
+CREATE TABLE dec_part_low PARTITION OF dec_part FOR VALUES FROM (MINVALUE) TO (1000000000);
+CREATE TABLE dec_part_rest PARTITION OF dec_part DEFAULT;
+INSERT INTO dec_part SELECT big FROM dec_neg WHERE big >= 0;
+INSERT INTO decode_cases VALUES
+  ('partitioned table', decode_query('id', 'dec_part'),
+   current_setting('server_version_num')::integer < 180000),
+  ('partition', decode_query('id', 'dec_part_rest'), true);
+
+-- A generic plan made while a table had no children is made again when a
+-- child arrives, since that changes the parent's pg_class row; the child
+-- here holds a NULL
+CREATE TABLE dec_solo (id bigint);
+DO $$
+BEGIN
+  IF current_setting('server_version_num')::integer >= 180000 THEN
+    EXECUTE 'ALTER TABLE dec_solo ADD CONSTRAINT dec_solo_nn NOT NULL id NO INHERIT';
+  ELSE
+    ALTER TABLE dec_solo ALTER id SET NOT NULL;
+  END IF;
+END $$;
+INSERT INTO dec_solo VALUES (4194305);
+SET plan_cache_mode = force_generic_plan;
+PREPARE dec_solo_count AS SELECT count(snowflake_decode(id)) FROM dec_solo;
+PREPARE dec_solo_ref AS SELECT count(c_decode(id)) FROM dec_solo;
+SELECT outcome('EXECUTE dec_solo_count') AS rewritten, outcome('EXECUTE dec_solo_ref') AS reference;
+DO $$
+BEGIN
+  CREATE TABLE dec_solo_child () INHERITS (dec_solo);
+  IF current_setting('server_version_num')::integer < 180000 THEN
+    ALTER TABLE dec_solo_child ALTER id DROP NOT NULL;
+  END IF;
+END $$;
+INSERT INTO dec_solo_child VALUES (NULL);
+SELECT outcome('EXECUTE dec_solo_count') AS rewritten, outcome('EXECUTE dec_solo_ref') AS reference;
+DEALLOCATE dec_solo_count;
+DEALLOCATE dec_solo_ref;
+RESET plan_cache_mode;
+
 -- DML: the columns of the row written or deleted
 CREATE TABLE dec_dml (id bigint PRIMARY KEY, v integer);
 INSERT INTO dec_dml VALUES (4194305, 1), (4194306, 2);
@@ -154,13 +224,31 @@ BEGIN
 END $$;
 
 -- Cases of newer versions: each runs where it exists; the totals are
--- printed on every version.  18: a NOT NULL constraint added NOT VALID,
--- which leaves NULLs in place.
+-- printed on every version.  17: MERGE ... RETURNING, where a source
+-- column is NULL for a target row without a source (WHEN NOT MATCHED BY
+-- SOURCE).  18: a NOT NULL constraint added NOT VALID, which leaves NULLs
+-- in place; RETURNING old and new, NULL where that row does not exist;
+-- SET NOT NULL on a parent or partitioned table adopting a child's NOT
+-- VALID constraint, which stays not validated.
 CREATE TABLE dec_newer (label text PRIMARY KEY);
 DO $$
 DECLARE
   v integer := current_setting('server_version_num')::integer;
+  ret text := ' SELECT count(d) || '';'' || coalesce(string_agg(coalesce(d::text, ''null'') || ''/'' || coalesce(n::text, ''null''), '','' ORDER BY d::text), '''') FROM r';
 BEGIN
+  IF v >= 170000 THEN
+    CREATE TABLE dec_src (id bigint PRIMARY KEY);
+    INSERT INTO dec_src VALUES (4194305);
+    PERFORM check_decode('17: MERGE RETURNING, NOT MATCHED BY SOURCE',
+      'WITH r AS (MERGE INTO dec_dml t USING dec_src s ON t.id = s.id'
+      ' WHEN MATCHED THEN UPDATE SET v = 0 WHEN NOT MATCHED BY SOURCE THEN DELETE'
+      ' RETURNING DECODE(s.id) AS d, (DECODE(s.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('17: MERGE RETURNING target',
+      'WITH r AS (MERGE INTO dec_dml t USING dec_src s ON t.id = s.id'
+      ' WHEN MATCHED THEN UPDATE SET v = 0 WHEN NOT MATCHED BY SOURCE THEN DELETE'
+      ' RETURNING DECODE(t.id) AS d, (DECODE(t.id)).node_id AS n)' || ret, true);
+    INSERT INTO dec_newer VALUES ('MERGE');
+  END IF;
   IF v >= 180000 THEN
     -- NOT VALID, then validated
     EXECUTE 'CREATE TABLE dec_notvalid (id bigint)';
@@ -170,6 +258,41 @@ BEGIN
     EXECUTE 'DELETE FROM dec_notvalid WHERE id IS NULL';
     EXECUTE 'ALTER TABLE dec_notvalid VALIDATE CONSTRAINT dec_notvalid_nn';
     PERFORM check_decode('18: NOT NULL validated', decode_query('id', 'dec_notvalid'), true);
+    -- RETURNING old and new
+    PERFORM check_decode('18: INSERT RETURNING old',
+      'WITH r AS (INSERT INTO dec_dml VALUES (1, 0) RETURNING DECODE(old.id) AS d, (DECODE(old.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('18: INSERT RETURNING new',
+      'WITH r AS (INSERT INTO dec_dml VALUES (1, 0) RETURNING DECODE(new.id) AS d, (DECODE(new.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('18: DELETE RETURNING new',
+      'WITH r AS (DELETE FROM dec_dml RETURNING DECODE(new.id) AS d, (DECODE(new.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('18: DELETE RETURNING old',
+      'WITH r AS (DELETE FROM dec_dml RETURNING DECODE(old.id) AS d, (DECODE(old.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('18: UPDATE RETURNING old',
+      'WITH r AS (UPDATE dec_dml SET id = id + 10 RETURNING DECODE(old.id) AS d, (DECODE(old.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('18: UPSERT RETURNING old',
+      'WITH r AS (INSERT INTO dec_dml VALUES (4194305, 0), (7, 0) ON CONFLICT (id) DO UPDATE SET v = 9 RETURNING DECODE(old.id) AS d, (DECODE(old.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('18: MERGE RETURNING old',
+      'WITH r AS (MERGE INTO dec_dml t USING (VALUES (4194305::bigint), (8)) s(id) ON t.id = s.id'
+      ' WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (s.id, 0)'
+      ' RETURNING DECODE(old.id) AS d, (DECODE(new.id)).node_id AS n)' || ret, false);
+    PERFORM check_decode('18: INSERT RETURNING',
+      'WITH r AS (INSERT INTO dec_dml VALUES (1, 0) RETURNING DECODE(id) AS d, (DECODE(id)).node_id AS n)' || ret, true);
+    -- a child's NOT VALID constraint adopted by SET NOT NULL on the parent
+    EXECUTE 'CREATE TABLE dec_parent3 (id bigint)';
+    EXECUTE 'CREATE TABLE dec_child3 (id bigint)';
+    EXECUTE 'INSERT INTO dec_child3 VALUES (NULL), (4194305)';
+    EXECUTE 'ALTER TABLE dec_child3 ADD CONSTRAINT dec_child3_nn NOT NULL id NOT VALID';
+    EXECUTE 'ALTER TABLE dec_child3 INHERIT dec_parent3';
+    EXECUTE 'ALTER TABLE dec_parent3 ALTER id SET NOT NULL';
+    PERFORM check_decode('18: inheritance parent, NOT VALID child', decode_query('id', 'dec_parent3'), false);
+    -- the same with a partition
+    EXECUTE 'CREATE TABLE dec_part3 (id bigint) PARTITION BY LIST (id)';
+    EXECUTE 'CREATE TABLE dec_part3_rest PARTITION OF dec_part3 DEFAULT';
+    EXECUTE 'INSERT INTO dec_part3 VALUES (NULL), (4194305)';
+    EXECUTE 'ALTER TABLE dec_part3_rest ADD CONSTRAINT dec_part3_rest_nn NOT NULL id NOT VALID';
+    EXECUTE 'ALTER TABLE dec_part3 ALTER id SET NOT NULL';
+    PERFORM check_decode('18: partitioned table, NOT VALID partition', decode_query('id', 'dec_part3'), false);
+    PERFORM check_decode('18: the NOT VALID partition', decode_query('id', 'dec_part3_rest'), false);
     INSERT INTO dec_newer VALUES ('18');
   END IF;
 END $$;
@@ -180,13 +303,15 @@ SELECT coalesce(sum(wrong), 0) AS newer_versions_wrong,
        coalesce(bool_and(rewritten = expect_rewritten), true) AS newer_versions_as_expected
   FROM decode_results WHERE label ~ '^1[0-9]:';
 -- the cases of newer versions ran where they exist
-SELECT count(*) = CASE WHEN current_setting('server_version_num')::integer >= 180000 THEN 1
+SELECT count(*) = CASE WHEN current_setting('server_version_num')::integer >= 180000 THEN 2
+                       WHEN current_setting('server_version_num')::integer >= 170000 THEN 1
                        ELSE 0 END AS newer_cases_ran
   FROM dec_newer;
 
 SET client_min_messages = warning;
-DROP TABLE decode_cases, decode_results, dec_newer, dec_nn, dec_neg, dec_null, dec_dml;
-DROP TABLE IF EXISTS dec_notvalid;
+DROP TABLE decode_cases, decode_results, dec_newer, dec_nn, dec_neg, dec_null, dec_parent,
+  dec_parent2, dec_part, dec_solo, dec_dml CASCADE;
+DROP TABLE IF EXISTS dec_src, dec_notvalid, dec_parent3, dec_part3 CASCADE;
 DROP FUNCTION check_decode, decode_query, outcome, plan_of;
 DROP FUNCTION c_decode(snowflake), c_decode(bigint);
 RESET TimeZone;

@@ -48,6 +48,18 @@ snowflake_var_may_be_nulled(Query *query, Var *var)
 #endif
 
 /*
+ * Whether var is "old.col" or "new.col" of a RETURNING list (18).  Such a
+ * Var is NULL where that row does not exist (old of an INSERT, new of a
+ * DELETE, either in MERGE), whatever the column's constraints.
+ */
+#if PG_VERSION_NUM >= 180000
+#define snowflake_var_is_old_or_new(var) \
+	((var)->varreturningtype != VAR_RETURNING_DEFAULT)
+#else
+#define snowflake_var_is_old_or_new(var) ((void) (var), false)
+#endif
+
+/*
  * Whether column attnum of the relation described by tupdesc (a relcache
  * descriptor) has a validated NOT NULL constraint: no row of that relation
  * itself holds a NULL there.  From 18 on a NOT NULL constraint can be
@@ -67,5 +79,29 @@ snowflake_column_never_null(TupleDesc tupdesc, AttrNumber attnum)
 	return TupleDescAttr(tupdesc, attnum - 1)->attnotnull;
 #endif
 }
+
+/*
+ * Whether PostgreSQL guarantees that every partition of a partitioned
+ * table has a validated NOT NULL constraint on each column where the
+ * partitioned table has one.
+ *
+ * 15 to 17: yes.  Dropping the partition's NOT NULL is refused ("column is
+ * marked NOT NULL in parent table"), ATTACH PARTITION refuses a table (or a
+ * partitioned table) whose column is nullable, and SET NOT NULL on the
+ * partitioned table either reaches every partition or is refused ("must be
+ * added to child tables too"); NOT VALID does not exist for NOT NULL.
+ *
+ * 18 and later: no.  "ALTER TABLE parent ALTER col SET NOT NULL" accepts a
+ * partition whose NOT NULL constraint was added NOT VALID, adopts that
+ * constraint as the inherited one and leaves it not validated, so the
+ * partitioned table's constraint is valid while the partition holds NULLs
+ * (PostgreSQL's own planner then drops "col IS NULL" as always false).
+ * Checked on 18.4 and 19beta2.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SNOWFLAKE_PARTITIONS_KEEP_NOT_NULL false
+#else
+#define SNOWFLAKE_PARTITIONS_KEEP_NOT_NULL true
+#endif
 
 #endif							/* SNOWFLAKE_PLANNER_COMPAT_H */

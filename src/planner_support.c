@@ -51,6 +51,7 @@
 
 #include "access/relation.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -455,11 +456,25 @@ snowflake_time_support(PG_FUNCTION_ARGS)
 
 /*
  * True if every row that a reference to rte can produce has a non-NULL
- * value in column attnum: the column has a validated NOT NULL constraint
- * (on 18 one added NOT VALID does not count).
+ * value in column attnum.
+ *
+ * The column must have a validated NOT NULL constraint (on 18 one added NOT
+ * VALID does not count), and so must the same column of every relation
+ * whose rows the reference also reads:
+ *
+ * - A plain inheritance parent read with its children (no ONLY) is never
+ *   trusted.  A child can lose or lack the parent's constraint: DROP NOT
+ *   NULL on the child (15 to 17), a parent constraint declared NO INHERIT,
+ *   or SET NOT NULL on the parent over a child's NOT VALID one (18 on).
+ * - A partitioned table is trusted where PostgreSQL refuses every way of
+ *   giving a partition a NULL in a NOT NULL column of the partitioned
+ *   table; see SNOWFLAKE_PARTITIONS_KEEP_NOT_NULL in planner_compat.h for
+ *   which versions that is.
  *
  * A plan that relies on this depends on the relation, so any change to its
- * constraints makes the plan be rebuilt.
+ * constraints or to its list of children (which update its pg_class row)
+ * makes the plan be rebuilt.  NOT NULL on a foreign table is taken as
+ * declared, as PostgreSQL itself does for the constraints of foreign tables.
  */
 static bool
 column_never_null(RangeTblEntry *rte, AttrNumber attnum)
@@ -470,6 +485,9 @@ column_never_null(RangeTblEntry *rte, AttrNumber attnum)
 	/* the parser (or the plan cache) has locked every relation of the query */
 	rel = relation_open(rte->relid, NoLock);
 	result = snowflake_column_never_null(RelationGetDescr(rel), attnum);
+	if (result && rte->inh && rel->rd_rel->relhassubclass)
+		result = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE &&
+			SNOWFLAKE_PARTITIONS_KEEP_NOT_NULL;
 	relation_close(rel, NoLock);
 	return result;
 }
@@ -477,8 +495,9 @@ column_never_null(RangeTblEntry *rte, AttrNumber attnum)
 /*
  * True if expr can be shown never to be NULL where it is evaluated: a
  * constant that is not NULL, or a column of a table of this query that
- * column_never_null() vouches for, read where no outer join or grouping set
- * can make it NULL.  Otherwise false, which is always safe.
+ * column_never_null() vouches for, read where no outer join, grouping set
+ * or RETURNING old/new can make it NULL.  Otherwise false, which is always
+ * safe.
  */
 static bool
 never_null(PlannerInfo *root, Node *expr)
@@ -497,7 +516,8 @@ never_null(PlannerInfo *root, Node *expr)
 	if (var->varlevelsup != 0 || var->varattno <= 0 ||
 		var->varno < 1 || var->varno > list_length(root->parse->rtable) ||
 		root->parse->groupingSets != NIL ||
-		snowflake_var_may_be_nulled(root->parse, var))
+		snowflake_var_may_be_nulled(root->parse, var) ||
+		snowflake_var_is_old_or_new(var))
 		return false;
 	rte = rt_fetch(var->varno, root->parse->rtable);
 	if (rte->rtekind != RTE_RELATION)
