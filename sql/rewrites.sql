@@ -2,19 +2,57 @@
 -- Every rewrite of the planner support functions (src/planner_support.c)
 -- gives what the call it replaces gives.
 --
--- A property test: each rewritten call is evaluated over the same data as
--- its unrewritten form, and their outcomes are compared.  The unrewritten
--- form calls the C function through a test-only declaration that has no
--- support function, so the planner cannot rewrite it.
+-- A property test: each rewritten predicate and call is evaluated over the
+-- same data as its unrewritten form, and their outcomes are compared.  The
+-- data are pseudo-random keys plus the edges that matter (NULL, negative
+-- bigints, 0, millisecond edges, the epoch, the end of the time bits,
+-- 2^63-1) and probe times and ranges around them (infinities and NULL
+-- included).  The unrewritten form calls the operator's C function through
+-- a test-only declaration that has no support function, so the planner
+-- cannot rewrite it.
+--
+-- A rewrite may never change a result.  The one allowed difference: where
+-- the unrewritten predicate raises an error (a negative bigint cast to
+-- snowflake), the rewritten one may leave the row out instead, as an index
+-- scan that never visits the row does; it may never return it.
 --
 -- Only counts of disagreements (all 0) and booleans are printed; cases that
 -- exist only on newer PostgreSQL versions run there and print the same.
 --
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
+-- plans forced by enable_* = off look expensive, and JIT-compiling them
+-- would cost far more than running them
+SET jit = off;
 \set VERBOSITY terse
 
 -- the unrewritten forms
+CREATE FUNCTION c_eq(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_eq' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_ne(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ne' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_lt(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_lt' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_le(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_le' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_gt(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_gt' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_ge(snowflake, timestamptz) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ge' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_eq(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_eq_commuted' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_ne(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ne_commuted' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_lt(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_lt_commuted' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_le(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_le_commuted' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_gt(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_gt_commuted' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_ge(timestamptz, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_ge_commuted' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_in(snowflake, tstzrange) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_contained' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION c_in(tstzrange, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_time_contained_commuted' LANGUAGE C STABLE STRICT;
+CREATE FUNCTION i_eq(bigint, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_eq' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_ne(bigint, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_ne' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_lt(bigint, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_lt' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_le(bigint, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_le' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_gt(bigint, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_gt' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_ge(bigint, snowflake) RETURNS bool AS '$libdir/snowflake', 'snowflake_ge' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_eq(snowflake, bigint) RETURNS bool AS '$libdir/snowflake', 'snowflake_eq' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_ne(snowflake, bigint) RETURNS bool AS '$libdir/snowflake', 'snowflake_ne' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_lt(snowflake, bigint) RETURNS bool AS '$libdir/snowflake', 'snowflake_lt' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_le(snowflake, bigint) RETURNS bool AS '$libdir/snowflake', 'snowflake_le' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_gt(snowflake, bigint) RETURNS bool AS '$libdir/snowflake', 'snowflake_gt' LANGUAGE C IMMUTABLE STRICT;
+CREATE FUNCTION i_ge(snowflake, bigint) RETURNS bool AS '$libdir/snowflake', 'snowflake_ge' LANGUAGE C IMMUTABLE STRICT;
 CREATE FUNCTION c_decode(snowflake, OUT ts timestamptz, OUT node_id integer, OUT seq integer)
   RETURNS record AS '$libdir/snowflake', 'snowflake_decode' LANGUAGE C STABLE STRICT;
 CREATE FUNCTION c_decode(bigint, OUT ts timestamptz, OUT node_id integer, OUT seq integer)
@@ -308,12 +346,426 @@ SELECT count(*) = CASE WHEN current_setting('server_version_num')::integer >= 18
                        ELSE 0 END AS newer_cases_ran
   FROM dec_newer;
 
+-- ----------------------------------------------------------------------
+-- The data
+-- ----------------------------------------------------------------------
+SELECT setseed(0.2026);
+
+-- bigint keys: NULLs, negatives, the IDs at millisecond edges, the ends of
+-- the range, and pseudo-random values
+CREATE TABLE keys (id integer PRIMARY KEY, b bigint);
+INSERT INTO keys
+SELECT row_number() OVER (ORDER BY ord, b), b
+  FROM (SELECT 1 AS ord, b
+          FROM (VALUES (NULL::bigint), (NULL), (-9223372036854775808), (-4194304),
+                       (-5), (-1), (0), (1), (4194303), (4194304), (4194305),
+                       (9223372036854775806), (9223372036854775807)) v(b)
+        UNION ALL
+        SELECT 2, snowflake_from_parts(t, node, seq)::bigint + d
+          FROM (VALUES ('2025-01-01 00:00:00.001+00'::timestamptz),
+                       ('2026-03-01 12:00:01.234+00'), ('2094-09-07 15:47:35.551+00')) t(t),
+               (VALUES (0, 0), (1023, 4095)) p(node, seq),
+               (VALUES (-1), (0), (1)) d(d)
+         WHERE snowflake_from_parts(t, node, seq)::bigint::numeric + d <= 9223372036854775807
+        UNION ALL
+        SELECT 3, (random() * 9.2e18)::bigint FROM generate_series(1, 24)
+        UNION ALL
+        SELECT 4, -(random() * 9.2e18)::bigint FROM generate_series(1, 4)) k;
+
+-- probe times: NULL, infinities, before the epoch, the epoch, millisecond
+-- edges and a microsecond either side, half milliseconds, the end of the
+-- time bits, beyond it, and the times of some keys with small offsets
+CREATE TABLE tprobes (pid integer PRIMARY KEY, p timestamptz);
+INSERT INTO tprobes
+SELECT row_number() OVER (ORDER BY ord, p), p
+  FROM (SELECT 1 AS ord, p
+          FROM (VALUES (NULL::timestamptz), ('-infinity'), ('infinity'),
+                       ('1999-01-01 00:00:00+00'), ('2024-12-31 23:59:59.999+00'),
+                       ('2024-12-31 23:59:59.999999+00'), ('2025-01-01 00:00:00+00'),
+                       ('2025-01-01 00:00:00.000001+00'), ('2025-01-01 00:00:00.0005+00'),
+                       ('2025-01-01 00:00:00.001+00'), ('2026-03-01 12:00:01.233999+00'),
+                       ('2026-03-01 12:00:01.234+00'), ('2026-03-01 12:00:01.234001+00'),
+                       ('2094-09-07 15:47:35.551+00'), ('2094-09-07 15:47:35.551999+00'),
+                       ('2094-09-07 15:47:35.552+00'), ('2200-01-01 00:00:00+00')) v(p)
+        UNION ALL
+        SELECT 2, snowflake_timestamp(b) + off * interval '1 microsecond'
+          FROM (SELECT b FROM keys WHERE b BETWEEN 0 AND 9e18 ORDER BY id DESC LIMIT 3) k,
+               (VALUES (-1), (0), (500)) o(off)) s;
+
+-- probe ranges: every kind of bound, empty, unbounded, NULL
+CREATE TABLE rprobes (pid integer PRIMARY KEY, p tstzrange);
+INSERT INTO rprobes
+SELECT row_number() OVER (ORDER BY ord, p), p
+  FROM (SELECT 1 AS ord, p
+          FROM (VALUES (NULL::tstzrange), ('empty'), ('(,)'),
+                       ('(,2025-01-01 00:00:00+00)'), ('[2025-01-01 00:00:00+00,)'),
+                       ('(2024-01-01 00:00:00+00,2025-01-01 00:00:00.0005+00]'),
+                       ('[2094-09-07 15:47:35.551+00,2200-01-01 00:00:00+00)'),
+                       ('(2094-09-07 15:47:35.552+00,)')) v(p)
+        UNION ALL
+        SELECT 2, tstzrange(lo, lo + len, bounds)
+          FROM (VALUES ('2025-01-01 00:00:00.001+00'::timestamptz),
+                       ('2026-03-01 12:00:01.234+00'), ('2026-03-01 12:00:01.2335+00')) l(lo),
+               (VALUES (interval '0'), (interval '1 ms')) n(len),
+               (VALUES ('[)'), ('(]'), ('[]'), ('()')) b(bounds)
+         WHERE len > interval '0' OR bounds = '[]') s;
+
+-- snowflake probes for the comparisons with bigint, and bigint probes
+CREATE TABLE sprobes (pid integer PRIMARY KEY, p snowflake);
+INSERT INTO sprobes
+SELECT row_number() OVER (ORDER BY ord, p), p
+  FROM (SELECT 1 AS ord, b::snowflake AS p
+          FROM keys WHERE b >= 0 AND id % 3 = 0
+        UNION ALL
+        SELECT 2, p::snowflake
+          FROM (VALUES (NULL::bigint), (0), (1), (4194303), (4194304),
+                       (9223372036854775807)) v(p)) s;
+CREATE TABLE bprobes (pid integer PRIMARY KEY, p bigint);
+INSERT INTO bprobes
+SELECT row_number() OVER (ORDER BY p), p
+  FROM (SELECT b AS p FROM keys WHERE id % 3 = 0
+        UNION ALL
+        SELECT p FROM (VALUES (NULL::bigint), (-1), (0), (9223372036854775807)) v(p)) s;
+
+-- The tables the predicates run on, each with indexes:
+--   kneg   bigint keys, negatives and NULLs included
+--   kpos   the keys that are IDs (or NULL), as bigint and as snowflake
+--   kpart  snowflake keys in a partitioned table, NULLs in its default partition
+--   kpartb bigint keys in a table partitioned on them, a partition of negatives
+--   kinh   snowflake keys in an inheritance parent and two children
+CREATE TABLE kneg (id integer PRIMARY KEY, b bigint);
+INSERT INTO kneg SELECT id, b FROM keys;
+CREATE INDEX ON kneg (b);
+CREATE TABLE kpos (id integer PRIMARY KEY, b bigint, s snowflake);
+INSERT INTO kpos SELECT id, b, b::snowflake FROM keys WHERE b >= 0 OR b IS NULL;
+CREATE INDEX ON kpos (b);
+CREATE INDEX ON kpos (s);
+CREATE TABLE kpart (id integer, s snowflake) PARTITION BY RANGE (s);
+CREATE TABLE kpart_old PARTITION OF kpart
+  FOR VALUES FROM (MINVALUE) TO (snowflake_from_timestamp('2026-01-01 00:00:00+00'));
+CREATE TABLE kpart_2026 PARTITION OF kpart
+  FOR VALUES FROM (snowflake_from_timestamp('2026-01-01 00:00:00+00'))
+             TO (snowflake_from_timestamp('2027-01-01 00:00:00+00'));
+CREATE TABLE kpart_rest PARTITION OF kpart DEFAULT;
+INSERT INTO kpart SELECT id, s FROM kpos;
+CREATE INDEX ON kpart (s);
+CREATE TABLE kpartb (id integer, b bigint) PARTITION BY RANGE (b);
+CREATE TABLE kpartb_neg PARTITION OF kpartb FOR VALUES FROM (MINVALUE) TO (0);
+CREATE TABLE kpartb_low PARTITION OF kpartb
+  FOR VALUES FROM (0) TO (snowflake_from_timestamp('2026-01-01 00:00:00+00'));
+CREATE TABLE kpartb_rest PARTITION OF kpartb DEFAULT;
+INSERT INTO kpartb SELECT id, b FROM keys;
+CREATE INDEX ON kpartb (b);
+CREATE TABLE kinh (id integer, s snowflake);
+CREATE TABLE kinh_a () INHERITS (kinh);
+CREATE TABLE kinh_b () INHERITS (kinh);
+INSERT INTO kinh SELECT id, s FROM kpos WHERE id % 3 = 0;
+INSERT INTO kinh_a SELECT id, s FROM kpos WHERE id % 3 = 1;
+INSERT INTO kinh_b SELECT id, s FROM kpos WHERE id % 3 = 2;
+CREATE INDEX ON kinh_a (s);
+ANALYZE;
+
+-- ----------------------------------------------------------------------
+-- The driver
+-- ----------------------------------------------------------------------
+
+-- Compares a rewritten predicate with its unrewritten form on one table,
+-- for every probe.  The templates name the key expression {x} and the
+-- probe {p}.  Counted as wrong:
+--  - in the SELECT list, per row, the probes written as constants, and
+--    again with the probes as a column of a join: a value differs from
+--    the unrewritten one, except that where the unrewritten form raises an
+--    error the rewritten one may give false or NULL (never true);
+--  - in WHERE, per probe, with a sequential scan, an index scan, a bitmap
+--    scan and a generic plan: the rows returned differ from those for
+--    which the unrewritten form is true, or the rewritten query raises an
+--    error although the unrewritten form raises none.
+-- raised: whether some rewritten query in WHERE raised the error; plan:
+-- the plan of the rewritten query with an index scan, for the first probe
+-- that is not NULL.
+CREATE FUNCTION check_predicate(tab text, x text, rewritten text, reference text,
+                                probes text, OUT wrong bigint, OUT raised boolean,
+                                OUT plan text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  rw text := replace(rewritten, '{x}', x);
+  ref text := replace(reference, '{x}', x);
+  probe_type text := (SELECT format_type(atttypid, NULL) FROM pg_attribute
+                       WHERE attrelid = probes::regclass AND attname = 'p');
+  lits text[];
+  rw_values text;
+  ref_values text;
+  -- (unordered: an ordered aggregate would let the planner prefer the
+  -- order of another index)
+  set_query text := 'SELECT coalesce(array_agg(id)::text, ''{}'') FROM %s WHERE %s';
+  k record;
+  pr record;
+  mode text;
+  rw_row text;
+  ref_row text;
+  expected text;
+  any_error boolean;
+  got text;
+BEGIN
+  wrong := 0;
+  raised := false;
+  EXECUTE format('SELECT array_agg(CASE WHEN p IS NULL THEN ''NULL::%s'' ELSE format(''%%L::%s'', p) END ORDER BY pid) FROM %s',
+                 probe_type, probe_type, probes) INTO lits;
+  -- one expression giving the values for all probes: "true,false,null,..."
+  SELECT 'array_to_string(ARRAY[' ||
+         string_agg(format('coalesce((%s)::text, ''null'')', replace(rw, '{p}', l)), ', ' ORDER BY n) ||
+         '], '','')',
+         'array_to_string(ARRAY[' ||
+         string_agg(format('coalesce((%s)::text, ''null'')', replace(ref, '{p}', l)), ', ' ORDER BY n) ||
+         '], '','')'
+    INTO rw_values, ref_values
+    FROM unnest(lits) WITH ORDINALITY u(l, n);
+  CREATE TEMP TABLE ref_results (id integer, pid integer, v text);
+
+  -- in the SELECT list, per row, probes as constants
+  FOR k IN EXECUTE format('SELECT id FROM %s', tab) LOOP
+    ref_row := outcome(format('SELECT %s FROM %s WHERE id = %s', ref_values, tab, k.id));
+    rw_row := outcome(format('SELECT %s FROM %s WHERE id = %s', rw_values, tab, k.id));
+    IF ref_row = 'error' THEN
+      EXECUTE format('INSERT INTO ref_results SELECT %s, pid, ''error'' FROM %s', k.id, probes);
+      IF rw_row <> 'error' AND 'true' = ANY (string_to_array(rw_row, ',')) THEN
+        wrong := wrong + 1;
+      END IF;
+    ELSE
+      INSERT INTO ref_results
+        SELECT k.id, n, v FROM unnest(string_to_array(ref_row, ',')) WITH ORDINALITY u(v, n);
+      IF rw_row IS DISTINCT FROM ref_row THEN
+        wrong := wrong + 1;
+      END IF;
+    END IF;
+  END LOOP;
+  SELECT coalesce(bool_or(v = 'error'), false) INTO any_error FROM ref_results;
+
+  -- in the SELECT list, the probes as a column
+  got := outcome(format('SELECT coalesce(string_agg(id || ''/'' || pid || ''/'' || coalesce((%s)::text, ''null''), '',''), '''') FROM %s, %s',
+                        replace(rw, '{p}', 'p'), tab, probes));
+  IF got = 'error' THEN
+    wrong := wrong + (NOT any_error)::integer;
+  ELSE
+    wrong := wrong + (SELECT count(*)
+                        FROM (SELECT split_part(e, '/', 1)::integer AS id,
+                                     split_part(e, '/', 2)::integer AS pid,
+                                     split_part(e, '/', 3) AS v
+                                FROM unnest(string_to_array(got, ',')) e) g
+                        FULL JOIN ref_results r USING (id, pid)
+                       WHERE CASE WHEN r.v = 'error' THEN g.v = 'true'
+                                  ELSE g.v IS DISTINCT FROM r.v END);
+  END IF;
+
+  -- in WHERE, per probe
+  EXECUTE format('PREPARE check_generic(%s) AS ', probe_type) ||
+          format(set_query, tab, replace(rw, '{p}', '$1'));
+  FOR pr IN EXECUTE format('SELECT pid, p::text AS p FROM %s ORDER BY pid', probes) LOOP
+    SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '') INTO expected
+      FROM ref_results WHERE pid = pr.pid AND v = 'true';
+    FOREACH mode IN ARRAY ARRAY['seq', 'index', 'bitmap', 'generic'] LOOP
+      PERFORM set_config('enable_seqscan', (mode = 'seq')::text, true);
+      PERFORM set_config('enable_indexscan', (mode IN ('index', 'generic'))::text, true);
+      PERFORM set_config('enable_indexonlyscan', (mode IN ('index', 'generic'))::text, true);
+      PERFORM set_config('enable_bitmapscan', (mode = 'bitmap')::text, true);
+      PERFORM set_config('plan_cache_mode',
+                         CASE mode WHEN 'generic' THEN 'force_generic_plan' ELSE 'auto' END, true);
+      IF mode = 'generic' THEN
+        got := outcome(format('EXECUTE check_generic(%L)', pr.p));
+      ELSE
+        got := outcome(format(set_query, tab, replace(rw, '{p}', lits[pr.pid])));
+      END IF;
+      IF mode = 'index' AND plan IS NULL AND pr.p IS NOT NULL THEN
+        plan := plan_of(format(set_query, tab, replace(rw, '{p}', lits[pr.pid])));
+      END IF;
+      IF got = 'error' THEN
+        raised := true;
+        wrong := wrong + (NOT any_error)::integer;
+      ELSIF (SELECT coalesce(string_agg(i::text, ',' ORDER BY i), '')
+               FROM unnest(got::integer[]) i) <> expected THEN
+        wrong := wrong + 1;
+      END IF;
+    END LOOP;
+  END LOOP;
+  DEALLOCATE check_generic;
+  PERFORM set_config('enable_seqscan', 'on', true);
+  PERFORM set_config('enable_indexscan', 'on', true);
+  PERFORM set_config('enable_indexonlyscan', 'on', true);
+  PERFORM set_config('enable_bitmapscan', 'on', true);
+  PERFORM set_config('plan_cache_mode', 'auto', true);
+  DROP TABLE ref_results;
+END $$;
+
+-- ----------------------------------------------------------------------
+-- Comparisons of IDs with times (snowflake_time_support), both operand
+-- orders, on snowflake keys and on bigint keys cast to snowflake
+-- ----------------------------------------------------------------------
+CREATE TABLE time_forms (form text, rewritten text, reference text, probes text);
+INSERT INTO time_forms VALUES
+  ('id = t',   '{x} = {p}',  'c_eq({x}, {p})', 'tprobes'),
+  ('t = id',   '{p} = {x}',  'c_eq({p}, {x})', 'tprobes'),
+  ('id <> t',  '{x} <> {p}', 'c_ne({x}, {p})', 'tprobes'),
+  ('t <> id',  '{p} <> {x}', 'c_ne({p}, {x})', 'tprobes'),
+  ('id < t',   '{x} < {p}',  'c_lt({x}, {p})', 'tprobes'),
+  ('t > id',   '{p} > {x}',  'c_gt({p}, {x})', 'tprobes'),
+  ('id <= t',  '{x} <= {p}', 'c_le({x}, {p})', 'tprobes'),
+  ('t >= id',  '{p} >= {x}', 'c_ge({p}, {x})', 'tprobes'),
+  ('id > t',   '{x} > {p}',  'c_gt({x}, {p})', 'tprobes'),
+  ('t < id',   '{p} < {x}',  'c_lt({p}, {x})', 'tprobes'),
+  ('id >= t',  '{x} >= {p}', 'c_ge({x}, {p})', 'tprobes'),
+  ('t <= id',  '{p} <= {x}', 'c_le({p}, {x})', 'tprobes'),
+  ('id <@ r',  '{x} <@ {p}', 'c_in({x}, {p})', 'rprobes'),
+  ('r @> id',  '{p} @> {x}', 'c_in({p}, {x})', 'rprobes');
+CREATE TABLE time_results AS
+SELECT f.form, k.tab, k.x, c.*
+  FROM time_forms f,
+       (VALUES ('kneg', 'b::snowflake'), ('kpos', 'b::snowflake'), ('kpos', 's'),
+               ('kpart', 's'), ('kpartb', 'b::snowflake'), ('kinh', 's')) k(tab, x),
+       LATERAL check_predicate(k.tab, k.x, f.rewritten, f.reference, f.probes) c;
+
+-- wrong: disagreements, all keys and probes; rewritten: the planner
+-- replaced the operator by ID bounds (all but <>); bigint_index: the bounds
+-- are index conditions on the bigint key; negative_raises: a negative
+-- bigint key raises the cast's error, as unrewritten, rather than being
+-- left out (the upper bounds, and <>, which is not rewritten); and no
+-- other table raises an error
+SELECT form, sum(wrong) AS wrong,
+       bool_and(plan LIKE '%snowflake_last_id_%') FILTER (WHERE tab IN ('kneg', 'kpos'))
+         AS rewritten,
+       bool_and(plan ~ 'Index Cond: [^\n]*kpos\.b [^\n]*snowflake_last_id_')
+         FILTER (WHERE tab = 'kpos' AND x = 'b::snowflake') AS bigint_index,
+       bool_and(raised) FILTER (WHERE tab IN ('kneg', 'kpartb')) AS negative_raises,
+       bool_or(raised) FILTER (WHERE tab NOT IN ('kneg', 'kpartb')) AS raised_elsewhere
+  FROM time_results
+ GROUP BY form ORDER BY min(ctid);
+
+-- the guard that raises the cast's error is a filter on the rows of the
+-- index condition, which stays the bigint key's
+SELECT plan ~ 'Index Cond: \(kpos\.b <= snowflake_last_id_before\(' AS bound_is_index_condition,
+       plan ~ 'Filter: \(\(\(kpos\.b\)::snowflake IS NOT NULL\) OR \(kpos\.b IS NULL\)\)'
+         AS guard_is_filter
+  FROM time_results WHERE form = 'id < t' AND tab = 'kpos' AND x = 'b::snowflake';
+
+-- the same for the cast written as a call or with CAST
+SELECT spelling, plan ~ 'snowflake_last_id_before' AND
+                 plan ~ 'IS NOT NULL\) OR \(kneg\.b IS NULL\)' AS with_guard
+  FROM (VALUES ('b::snowflake'), ('snowflake(b)'), ('CAST(b AS snowflake)')) v(spelling),
+       LATERAL plan_of(format('SELECT * FROM kneg WHERE %s < now()', spelling)) plan;
+
+-- a volatile bigint under the cast would be evaluated more than once by
+-- the guard: the operator is then left as it is
+SELECT plan_of($$SELECT * FROM kpos WHERE (b + (random() * 0)::bigint)::snowflake < now()$$)
+         LIKE '%snowflake_last_id%' AS rewritten,
+       outcome($$SELECT count(*)::text FROM kpos
+                  WHERE (b + (random() * 0)::bigint)::snowflake < '2026-01-01 00:00:00+00'::timestamptz$$) =
+       outcome($$SELECT count(*)::text FROM kpos
+                  WHERE c_lt(b::snowflake, '2026-01-01 00:00:00+00'::timestamptz)$$) AS same_count;
+
+-- a negative key through a CTE, which evaluates the cast before the
+-- comparison; through a view and a SQL function, which the planner
+-- inlines, so the comparison is rewritten: the cast's error in all four
+CREATE VIEW kneg_ids AS SELECT id, b::snowflake AS s FROM kneg;
+CREATE VIEW kpos_ids AS SELECT id, b::snowflake AS s FROM kpos;
+CREATE FUNCTION earlier(b bigint, t timestamptz) RETURNS boolean
+  LANGUAGE sql STABLE AS 'SELECT b::snowflake < t';
+SELECT outcome($$WITH c AS MATERIALIZED (SELECT b::snowflake AS s FROM kneg)
+                 SELECT count(*)::text FROM c WHERE s < '2026-01-01 00:00:00+00'::timestamptz$$) AS cte,
+       outcome($$SELECT count(*)::text FROM kneg_ids
+                  WHERE s < '2026-01-01 00:00:00+00'::timestamptz$$) AS view,
+       outcome($$SELECT count(*)::text FROM kneg
+                  WHERE earlier(b, '2026-01-01 00:00:00+00')$$) AS function,
+       outcome($$SELECT count(*)::text FROM kneg
+                  WHERE b::snowflake < '2026-01-01 00:00:00+00'::timestamptz$$) AS direct;
+SELECT plan_of($$SELECT * FROM kneg_ids WHERE s < '2026-01-01 00:00:00+00'::timestamptz$$)
+         LIKE '%snowflake_last_id_before%' AS view_rewritten,
+       plan_of($$SELECT * FROM kneg WHERE earlier(b, '2026-01-01 00:00:00+00')$$)
+         LIKE '%snowflake_last_id_before%' AS function_rewritten;
+-- and without negative keys, the same rows all four ways
+SELECT count(DISTINCT n) = 1 AS same_count
+  FROM (VALUES ((WITH c AS MATERIALIZED (SELECT b::snowflake AS s FROM kpos)
+                 SELECT count(*) FROM c WHERE s < '2026-01-01 00:00:00+00'::timestamptz)),
+               ((SELECT count(*) FROM kpos_ids WHERE s < '2026-01-01 00:00:00+00'::timestamptz)),
+               ((SELECT count(*) FROM kpos WHERE earlier(b, '2026-01-01 00:00:00+00'))),
+               ((SELECT count(*) FROM kpos
+                  WHERE b::snowflake < '2026-01-01 00:00:00+00'::timestamptz))) v(n);
+DROP VIEW kneg_ids, kpos_ids;
+DROP FUNCTION earlier;
+
+-- ----------------------------------------------------------------------
+-- Comparisons of snowflake with bigint (snowflake_int8_support)
+-- ----------------------------------------------------------------------
+CREATE TABLE int8_forms (form text, rewritten text, reference text);
+INSERT INTO int8_forms VALUES
+  ('big = sf',  '{x} = {p}',  'i_eq({x}, {p})'), ('sf = big',  '{p} = {x}',  'i_eq({p}, {x})'),
+  ('big <> sf', '{x} <> {p}', 'i_ne({x}, {p})'), ('sf <> big', '{p} <> {x}', 'i_ne({p}, {x})'),
+  ('big < sf',  '{x} < {p}',  'i_lt({x}, {p})'), ('sf > big',  '{p} > {x}',  'i_gt({p}, {x})'),
+  ('big <= sf', '{x} <= {p}', 'i_le({x}, {p})'), ('sf >= big', '{p} >= {x}', 'i_ge({p}, {x})'),
+  ('big > sf',  '{x} > {p}',  'i_gt({x}, {p})'), ('sf < big',  '{p} < {x}',  'i_lt({p}, {x})'),
+  ('big >= sf', '{x} >= {p}', 'i_ge({x}, {p})'), ('sf <= big', '{p} <= {x}', 'i_le({p}, {x})');
+CREATE TABLE int8_results AS
+SELECT f.form, k.tab, k.x, c.*
+  FROM int8_forms f,
+       (VALUES ('kneg', 'b', 'sprobes'), ('kpartb', 'b', 'sprobes'), ('kpos', 's', 'bprobes'),
+               ('kpart', 's', 'bprobes')) k(tab, x, probes),
+       LATERAL check_predicate(k.tab, k.x, f.rewritten, f.reference, k.probes) c;
+
+-- bigint_index: a bigint key compared with a snowflake value uses the
+-- key's index (all but <>)
+SELECT form, sum(wrong) AS wrong, bool_or(raised) AS raised,
+       bool_and(plan ~ 'Index Cond: [^\n]*kneg\.b ')
+         FILTER (WHERE tab = 'kneg') AS bigint_index
+  FROM int8_results
+ GROUP BY form ORDER BY min(ctid);
+
+-- joins, where the index condition on the bigint key comes from
+-- SupportRequestIndexCondition: an outer join probing the bigint index
+-- with snowflake values, for every operator and both orders
+CREATE FUNCTION check_join(op text, ref text, commuted boolean,
+                           OUT wrong integer, OUT bigint_index boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT coalesce(string_agg(p.id || '':'' || coalesce(k.id::text, ''-''), '','' ORDER BY p.id, k.id), '''') FROM kpos p LEFT JOIN kneg k ON %s';
+  cond text := CASE WHEN commuted THEN format('p.s %s k.b', op) ELSE format('k.b %s p.s', op) END;
+  refcond text := format('%s(k.b, p.s)', ref);
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_seqscan', 'off', true);
+  wrong := (outcome(format(q, cond)) IS DISTINCT FROM outcome(format(q, refcond)))::integer;
+  bigint_index := plan_of(format(q, cond)) ~ 'Index Cond: [^\n]*k\.b ';
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_seqscan', 'on', true);
+END $$;
+SELECT CASE WHEN c THEN 'sf ' || o.commutator || ' big' ELSE 'big ' || o.op || ' sf' END AS join_on,
+       j.*
+  FROM (VALUES (1, '=', 'i_eq', '='), (2, '<>', 'i_ne', '<>'), (3, '<', 'i_lt', '>'),
+               (4, '<=', 'i_le', '>='), (5, '>', 'i_gt', '<'), (6, '>=', 'i_ge', '<='))
+         o(n, op, ref, commutator),
+       (VALUES (false), (true)) v(c),
+       LATERAL check_join(CASE WHEN c THEN o.commutator ELSE o.op END, o.ref, c) j
+ ORDER BY o.n, c;
+
 SET client_min_messages = warning;
-DROP TABLE decode_cases, decode_results, dec_newer, dec_nn, dec_neg, dec_null, dec_parent,
-  dec_parent2, dec_part, dec_solo, dec_dml CASCADE;
+DROP TABLE keys, tprobes, rprobes, sprobes, bprobes, kneg, kpos, kpart, kpartb, kinh CASCADE;
+DROP TABLE time_forms, time_results, int8_forms, int8_results, decode_cases, decode_results,
+  dec_newer;
+DROP TABLE dec_nn, dec_neg, dec_null, dec_parent, dec_parent2, dec_part, dec_solo, dec_dml CASCADE;
 DROP TABLE IF EXISTS dec_src, dec_notvalid, dec_parent3, dec_part3 CASCADE;
-DROP FUNCTION check_decode, decode_query, outcome, plan_of;
-DROP FUNCTION c_decode(snowflake), c_decode(bigint);
+DROP FUNCTION check_predicate, check_join, check_decode, decode_query, outcome, plan_of;
+DROP FUNCTION c_eq(snowflake, timestamptz), c_ne(snowflake, timestamptz),
+  c_lt(snowflake, timestamptz), c_le(snowflake, timestamptz),
+  c_gt(snowflake, timestamptz), c_ge(snowflake, timestamptz),
+  c_eq(timestamptz, snowflake), c_ne(timestamptz, snowflake),
+  c_lt(timestamptz, snowflake), c_le(timestamptz, snowflake),
+  c_gt(timestamptz, snowflake), c_ge(timestamptz, snowflake),
+  c_in(snowflake, tstzrange), c_in(tstzrange, snowflake),
+  i_eq(bigint, snowflake), i_ne(bigint, snowflake), i_lt(bigint, snowflake),
+  i_le(bigint, snowflake), i_gt(bigint, snowflake), i_ge(bigint, snowflake),
+  i_eq(snowflake, bigint), i_ne(snowflake, bigint), i_lt(snowflake, bigint),
+  i_le(snowflake, bigint), i_gt(snowflake, bigint), i_ge(snowflake, bigint),
+  c_decode(snowflake), c_decode(bigint);
 RESET TimeZone;
 RESET DateStyle;
+RESET jit;
 RESET client_min_messages;

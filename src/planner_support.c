@@ -30,11 +30,19 @@
  * snowflake_time_support: comparisons of IDs with times (time_ops.c),
  *	 rewritten into comparisons of the ID with ID bounds, which are in
  *	 snowflake's btree family: index scans, BRIN, partition pruning and
- *	 selectivity estimates then work on plain ID comparisons.
+ *	 selectivity estimates then work on plain ID comparisons.  A bigint
+ *	 cast to snowflake is compared as a bigint, on bigint indexes; no row
+ *	 the cast would reject is ever returned.
  *
  * snowflake_decode_support: snowflake_decode(id) becomes
  *	 ROW(snowflake_timestamp(id), snowflake_node_id(id), snowflake_seq(id)),
- *	 so that a field selection costs one scalar call.
+ *	 so that a field selection costs one scalar call, where id cannot be
+ *	 NULL.
+ *
+ * A rewrite never changes a result: the rewritten expression gives the
+ * value the call gives, or, where the call would raise an error, at most
+ * leaves the row out (as an index scan that never visits it would).  The
+ * regression test rewrites checks each against its unrewritten form.
  *
  * Siblings (the functions and operators a rewrite builds) are looked up in
  * the schema of the function being rewritten, never through the
@@ -283,15 +291,17 @@ snowflake_int8_support(PG_FUNCTION_ARGS)
 /*
  * If id is a bigint expression cast to snowflake ("orders.id::snowflake"
  * or "snowflake(orders.id)", through our cast function or a relabeling),
- * returns the bigint expression; otherwise NULL.  Comparing the bigint
+ * returns the bigint expression and sets *cast to the cast function's call
+ * (NULL for a relabeling); otherwise returns NULL.  Comparing the bigint
  * directly lets the planner use bigint indexes and prune bigint-keyed
- * partitions.  The cast itself is then not evaluated: a negative bigint,
- * which it would reject, compares as earlier than every time, whichever
- * way the cast is written.
+ * partitions.  The cast function rejects negative values, which the bigint
+ * comparison would not: the callers make sure that no row is selected that
+ * the cast would have rejected.
  */
 static Node *
-bigint_under_cast(Oid funcid, Node *id)
+bigint_under_cast(Oid funcid, Node *id, FuncExpr **cast)
 {
+	*cast = NULL;
 	if (IsA(id, RelabelType))
 	{
 		Node	   *arg = (Node *) ((RelabelType *) id)->arg;
@@ -300,16 +310,19 @@ bigint_under_cast(Oid funcid, Node *id)
 	}
 	if (IsA(id, FuncExpr))
 	{
-		FuncExpr   *cast = (FuncExpr *) id;
+		FuncExpr   *call = (FuncExpr *) id;
 		char	   *name;
 
-		if (list_length(cast->args) != 1 ||
-			exprType((Node *) linitial(cast->args)) != INT8OID ||
-			get_func_namespace(cast->funcid) != get_func_namespace(funcid))
+		if (list_length(call->args) != 1 ||
+			exprType((Node *) linitial(call->args)) != INT8OID ||
+			get_func_namespace(call->funcid) != get_func_namespace(funcid))
 			return NULL;
-		name = get_func_name(cast->funcid);
+		name = get_func_name(call->funcid);
 		if (name != NULL && strcmp(name, "snowflake") == 0)
-			return (Node *) linitial(cast->args);
+		{
+			*cast = call;
+			return (Node *) linitial(call->args);
+		}
 	}
 	return NULL;
 }
@@ -318,21 +331,45 @@ bigint_under_cast(Oid funcid, Node *id)
  * "id OP bound(arg)" where OP is the comparison opname between snowflake
  * and bigint (or between bigints, for a bigint cast to snowflake) and bound
  * is snowflake_last_id_before or _at (or _in) applied to arg.
+ *
+ * Every bound is -1 or more, so a lower bound ("id > bound") never selects
+ * a negative bigint, which the cast to snowflake would have rejected: such
+ * a row is left out rather than raising the cast's error, as an index scan
+ * leaves out the rows it does not visit.  An upper bound alone ("id <=
+ * bound", only_upper) selects every negative bigint, so for a bigint under
+ * our cast function (not a relabeling, which checks nothing) the clause
+ * becomes
+ *
+ *		bigint <= bound AND (snowflake(bigint) IS NOT NULL OR bigint IS NULL)
+ *
+ * The first half is the index condition; the second is true for every
+ * bigint the cast accepts, raises the cast's error for a negative one (on
+ * the rows the index returns), and is true for NULL so that the whole is
+ * NULL wherever the comparison it replaces is NULL.  Its estimated
+ * selectivity is close to 1, so row estimates are those of the bound.  The
+ * bigint expression then appears three times, so a volatile one is not
+ * rewritten (NULL is returned).
  */
 static Expr *
 id_bound_clause(Oid funcid, Node *id, const char *opname,
-				const char *boundfunc, Node *arg)
+				const char *boundfunc, Node *arg, bool only_upper)
 {
 	Oid			argtype = exprType(arg);
-	Node	   *bigint_id = bigint_under_cast(funcid, id);
+	FuncExpr   *cast;
+	Node	   *bigint_id = bigint_under_cast(funcid, id, &cast);
+	bool		guard = only_upper && cast != NULL;
 	Oid			boundoid;
 	Oid			opno;
 	FuncExpr   *bound;
 	OpExpr	   *clause;
+	NullTest   *accepted;
+	NullTest   *missing;
 
 	boundoid = LookupFuncName(sibling_name(funcid, boundfunc), 1, &argtype, true);
 	if (bigint_id != NULL)
 	{
+		if (guard && contain_volatile_functions(bigint_id))
+			return NULL;
 		id = bigint_id;
 		opno = int8_operator(opname);
 	}
@@ -346,7 +383,22 @@ id_bound_clause(Oid funcid, Node *id, const char *opname,
 	clause = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) id,
 									  (Expr *) bound, InvalidOid, InvalidOid);
 	set_opfuncid(clause);
-	return (Expr *) clause;
+	if (!guard)
+		return (Expr *) clause;
+
+	/* the guard: see above */
+	accepted = makeNode(NullTest);
+	accepted->arg = (Expr *) copyObject(cast);
+	accepted->nulltesttype = IS_NOT_NULL;
+	accepted->argisrow = false;
+	accepted->location = -1;
+	missing = makeNode(NullTest);
+	missing->arg = (Expr *) copyObject(bigint_id);
+	missing->nulltesttype = IS_NULL;
+	missing->argisrow = false;
+	missing->location = -1;
+	return make_andclause(list_make2(clause,
+									 make_orclause(list_make2(accepted, missing))));
 }
 
 /*
@@ -362,8 +414,9 @@ id_range_clause(Oid funcid, Node *id, const char *belowfunc,
 	/* both appear twice: do not change how often a volatile one runs */
 	if (contain_volatile_functions(id) || contain_volatile_functions(arg))
 		return NULL;
-	lower = id_bound_clause(funcid, id, ">", belowfunc, arg);
-	upper = id_bound_clause(funcid, copyObject(id), "<=", uptofunc, copyObject(arg));
+	lower = id_bound_clause(funcid, id, ">", belowfunc, arg, false);
+	upper = id_bound_clause(funcid, copyObject(id), "<=", uptofunc,
+							copyObject(arg), false);
 	if (lower == NULL || upper == NULL)
 		return NULL;
 	return (Node *) make_andclause(list_make2(lower, upper));
@@ -416,16 +469,20 @@ simplify_time_predicate(SupportRequestSimplify *req)
 								   "snowflake_last_id_at", other);
 		case TC_LT:
 			return (Node *) id_bound_clause(call->funcid, id, "<=",
-											"snowflake_last_id_before", other);
+											"snowflake_last_id_before", other,
+											true);
 		case TC_LE:
 			return (Node *) id_bound_clause(call->funcid, id, "<=",
-											"snowflake_last_id_at", other);
+											"snowflake_last_id_at", other,
+											true);
 		case TC_GT:
 			return (Node *) id_bound_clause(call->funcid, id, ">",
-											"snowflake_last_id_at", other);
+											"snowflake_last_id_at", other,
+											false);
 		case TC_GE:
 			return (Node *) id_bound_clause(call->funcid, id, ">",
-											"snowflake_last_id_before", other);
+											"snowflake_last_id_before", other,
+											false);
 		case TC_NE:
 			break;
 	}
