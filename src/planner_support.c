@@ -595,7 +595,16 @@ never_null(PlannerInfo *root, Node *expr)
  * The function is strict: for a NULL ID it returns NULL, where the ROW()
  * would be a row of NULLs, which is not NULL (count() counts it).  So the
  * call is replaced only when its argument cannot be NULL, which covers the
- * usual case, a primary key.  Returns NULL for other requests and cases.
+ * usual case, a primary key.
+ *
+ * A field selection keeps only its accessor, so snowflake_timestamp() is
+ * then not called; the result is the same only if it cannot fail where the
+ * other accessors succeed.  It can, with "timestamp out of range", when the
+ * time bits reach beyond the end of timestamptz (a layout with few node and
+ * sequence bits): the call is then left as it is.  The layout cannot
+ * change while the server runs with the library preloaded.
+ *
+ * Returns NULL for other requests and cases.
  */
 Datum
 snowflake_decode_support(PG_FUNCTION_ARGS)
@@ -618,7 +627,9 @@ snowflake_decode_support(PG_FUNCTION_ARGS)
 	if (list_length(call->args) != 1 || call->funcresulttype != RECORDOID)
 		PG_RETURN_POINTER(NULL);
 
-	if (!never_null(req->root, (Node *) linitial(call->args)))
+	if (snowflake_current_layout == NULL ||
+		!snowflake_current_layout->times_fit ||
+		!never_null(req->root, (Node *) linitial(call->args)))
 		PG_RETURN_POINTER(NULL);
 	argtype = exprType((Node *) linitial(call->args));
 
