@@ -463,7 +463,7 @@ INSERT INTO kinh SELECT id, s FROM kpos WHERE id % 3 = 0;
 INSERT INTO kinh_a SELECT id, s FROM kpos WHERE id % 3 = 1;
 INSERT INTO kinh_b SELECT id, s FROM kpos WHERE id % 3 = 2;
 CREATE INDEX ON kinh_a (s);
-ANALYZE;
+ANALYZE keys, kneg, kpos, kpart, kpartb, kinh;
 
 -- ----------------------------------------------------------------------
 -- The driver
