@@ -927,7 +927,9 @@ REVOKE ALL ON FUNCTION snowflake_nextval(pg_catalog.int8) FROM PUBLIC;
 --     table, its partitions and children, and every table whose column it
 --     has to widen (insufficient_privilege, as "must be owner of").
 --
--- The function runs as its caller and with search_path set to
+-- The function runs as its caller, with row_security off, so that its
+-- check of the existing keys sees every row or fails (row-level security
+-- would otherwise hide keys from it), and with search_path set to
 -- pg_catalog, pg_temp, so that no object of the caller's can capture a
 -- name in its queries; catalogs and core functions are qualified all the
 -- same.  The extension is relocatable, so there is no @extschema@: it
@@ -944,6 +946,7 @@ CREATE FUNCTION snowflake_adopt(tbl pg_catalog.regclass,
 	RETURNS SETOF pg_catalog.text
 	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
+	SET row_security = off
 AS $adopt$
 DECLARE
 	ext_schema	pg_catalog.name;		-- where the extension is now

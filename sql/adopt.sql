@@ -279,6 +279,22 @@ SELECT count(*) AS statements FROM snowflake_adopt('hr.staff', dry_run => false)
 RESET ROLE;
 SELECT * FROM key_columns WHERE "table" IN ('hr.staff'::regclass, 'hr.reviews') ORDER BY 1, 2;
 
+-- row-level security cannot hide a key from the check: an owner subject to
+-- FORCE ROW LEVEL SECURITY, whose policy hides a key already in the range
+-- of snowflake IDs, gets PostgreSQL's row security error, not a switch
+CREATE TABLE hr.badges (id bigint PRIMARY KEY, holder text);
+INSERT INTO hr.badges VALUES (1, 'clerk'), (snowflake_from_timestamp(now() + interval '1 minute'), 'hidden');
+ALTER TABLE hr.badges OWNER TO snowflake_clerk;
+ALTER TABLE hr.badges ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY mine ON hr.badges USING (holder = 'clerk');
+SET ROLE snowflake_clerk;
+SELECT count(*) AS visible_rows FROM hr.badges;
+SELECT * FROM snowflake_adopt('hr.badges');
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+-- the superuser sees every row, and the key in the range is refused
+SELECT sqlstate, message FROM adopt_error('hr.badges');
+
 ------------------------------------------------------------------------
 -- the extension's schema is looked up when the function runs, and the
 -- caller's search_path changes nothing in the statements

@@ -44,10 +44,11 @@ CREATE FUNCTION pg_temp.ext_signature() RETURNS SETOF text LANGUAGE sql AS $$
          || coalesce(' comment ' || obj_description(objid, classid::regclass::name), '')
     FROM members
   UNION ALL
-  SELECT format('function %s(%s) returns %s lang %s symbol %s vol %s par %s strict %s leak %s cost %s rows %s support %s acl %s',
+  SELECT format('function %s(%s) returns %s lang %s symbol %s vol %s par %s strict %s leak %s cost %s rows %s support %s acl %s config %s',
                 p.proname, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid),
                 l.lanname, p.prosrc, p.provolatile, p.proparallel, p.proisstrict,
-                p.proleakproof, p.procost, p.prorows, p.prosupport::regproc, p.proacl)
+                p.proleakproof, p.procost, p.prorows, p.prosupport::regproc, p.proacl,
+                p.proconfig)
     FROM members m JOIN pg_proc p ON m.classid = 'pg_proc'::regclass AND p.oid = m.objid
     JOIN pg_language l ON l.oid = p.prolang
   UNION ALL

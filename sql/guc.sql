@@ -45,6 +45,11 @@ ALTER SYSTEM SET snowflake.epoch = '2999-01-01';
 ALTER SYSTEM SET snowflake.epoch = '1969-12-31 23:59:59Z';
 ALTER SYSTEM SET snowflake.node_id = 268435456;
 ALTER SYSTEM SET snowflake.node_id = -2;
+-- a node ID the layout in force (10 node bits) cannot hold is refused now,
+-- not at the next start; the largest one it holds is accepted
+ALTER SYSTEM SET snowflake.node_id = 5000;
+ALTER SYSTEM SET snowflake.node_id = 1024;
+ALTER SYSTEM SET snowflake.node_id = 1023;
 ALTER SYSTEM SET snowflake.sequence_bits = 0;
 ALTER SYSTEM SET snowflake.node_bits = 29;
 ALTER SYSTEM SET snowflake.node_conflict = 'ignore';
