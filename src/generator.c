@@ -294,16 +294,32 @@ reservation_reach(void)
 	return snowflake_reserve_ahead;
 }
 
+/* S: how far past the IDs a reservation reaches at least */
+static int64
+reservation_step(void)
+{
+	return Max(Min(reservation_reach() / 8, AHEAD_STEP_MAX_MS), 1);
+}
+
 static int64
 reservation_target(const SnowflakeLayout *layout, int64 ms, int64 now_ms)
 {
-	int64		ahead = reservation_reach();
-	int64		step;
-	int64		target;
+	int64		target = Max(now_ms + reservation_reach(), ms + reservation_step());
 
-	step = Min(ahead / 8, AHEAD_STEP_MAX_MS);
-	target = Max(now_ms + ahead, ms + Max(step, 1));
 	return Min(target, layout->max_ms);
+}
+
+/*
+ * How little of the reservation may be left past the IDs before a backend
+ * renews it (without waiting for another writer): a quarter of the reach
+ * while IDs follow the clock, but at most half the step, so that IDs
+ * running ahead of the clock, whose reservations reach only the step past
+ * them, renew once per half step and not at every call.
+ */
+static int64
+early_renewal_margin(void)
+{
+	return Min(reservation_reach() / 4, reservation_step() / 2);
 }
 
 /*
@@ -702,16 +718,16 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 
 				/*
 				 * Renew early, unless someone else is writing already, once
-				 * less than a quarter of the reservation's reach is left (the
-				 * clock watcher normally renews before).
+				 * little of the reservation is left (the clock watcher
+				 * normally renews before).
 				 */
-				if (unlikely(reserved_ms - end_ms < reservation_reach() / 4) &&
+				if (unlikely(reserved_ms - end_ms < early_renewal_margin()) &&
 					reserved_ms < layout->max_ms)
 				{
 					int64		target = reservation_target(layout, end_ms, now_ms);
 
 					(void) extend_reservation(layout,
-											  Min(end_ms + reservation_reach() / 4, target),
+											  Min(end_ms + early_renewal_margin(), target),
 											  target, true, LOG, true);
 				}
 
