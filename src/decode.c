@@ -23,7 +23,8 @@
 #include "funcapi.h"
 #include "utils/timestamp.h"
 
-#include "snowflake.h"
+#include "layout.h"
+#include "records.h"
 
 PG_FUNCTION_INFO_V1(snowflake_decode);
 PG_FUNCTION_INFO_V1(snowflake_timestamp);
@@ -70,9 +71,9 @@ snowflake_decode(PG_FUNCTION_ARGS)
 
 	layout = snowflake_layout();
 	values[0] = TimestampTzGetDatum(snowflake_ms_to_timestamptz(layout,
-																id >> layout->shift));
-	values[1] = Int32GetDatum((int32) ((id >> layout->seq_bits) & layout->max_node));
-	values[2] = Int32GetDatum((int32) (id & layout->max_seq));
+																snowflake_id_ms(layout, id)));
+	values[1] = Int32GetDatum(snowflake_id_node(layout, id));
+	values[2] = Int32GetDatum(snowflake_id_seq(layout, id));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -89,7 +90,7 @@ snowflake_timestamp(PG_FUNCTION_ARGS)
 
 	layout = snowflake_layout();
 	PG_RETURN_TIMESTAMPTZ(snowflake_ms_to_timestamptz(layout,
-													  id >> layout->shift));
+													  snowflake_id_ms(layout, id)));
 }
 
 /*
@@ -105,7 +106,7 @@ snowflake_node_id_of(PG_FUNCTION_ARGS)
 	const SnowflakeLayout *layout;
 
 	layout = snowflake_layout();
-	PG_RETURN_INT32((int32) ((id >> layout->seq_bits) & layout->max_node));
+	PG_RETURN_INT32(snowflake_id_node(layout, id));
 }
 
 /*
@@ -118,7 +119,7 @@ snowflake_seq(PG_FUNCTION_ARGS)
 	const SnowflakeLayout *layout;
 
 	layout = snowflake_layout();
-	PG_RETURN_INT32((int32) (id & layout->max_seq));
+	PG_RETURN_INT32(snowflake_id_seq(layout, id));
 }
 
 /*
@@ -236,5 +237,5 @@ snowflake_id_span(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("interval must be positive and fit in the snowflake time range")));
-	PG_RETURN_INT64(ms << layout->shift);
+	PG_RETURN_INT64(snowflake_first_id_of_ms(layout, ms));
 }

@@ -25,7 +25,8 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
-#include "snowflake.h"
+#include "layout.h"
+#include "records.h"
 
 PG_FUNCTION_INFO_V1(snowflake_decode_layout);
 PG_FUNCTION_INFO_V1(snowflake_decode_custom);

@@ -637,14 +637,14 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 	Assert(count >= 1);
 	if (count > 1 &&
 		(count - 1 > layout->max_slot ||
-		 count > (allowed_lead + max_wait) << layout->seq_bits))
+		 count > snowflake_slots_in_ms(layout, allowed_lead + max_wait)))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("cannot reserve %lld snowflake IDs at once", (long long) count),
 				 errdetail("With \"%s\" = \"%s\", a block may take the sequence numbers of %lld ms (%lld IDs): %lld ms ahead of the clock and %lld ms while the call waits.",
 						   "snowflake.clock_policy", snowflake_clock_policy_name(),
 						   (long long) (allowed_lead + max_wait),
-						   (long long) ((allowed_lead + max_wait) << layout->seq_bits),
+						   (long long) snowflake_slots_in_ms(layout, allowed_lead + max_wait),
 						   (long long) allowed_lead, (long long) max_wait),
 				 errhint("Reserve fewer IDs per call.")));
 

@@ -130,6 +130,13 @@ snowflake_slot_seq(const SnowflakeLayout *layout, int64 slot)
 	return (int32) (slot & layout->max_seq);
 }
 
+/* the number of slots in n milliseconds */
+static inline int64
+snowflake_slots_in_ms(const SnowflakeLayout *layout, int64 n)
+{
+	return n << layout->seq_bits;
+}
+
 /* the first slot of a millisecond */
 static inline int64
 snowflake_first_slot_of_ms(const SnowflakeLayout *layout, int64 ms)
@@ -159,6 +166,20 @@ snowflake_id_to_slot(const SnowflakeLayout *layout, int64 id)
 {
 	return ((id >> layout->shift) << layout->seq_bits) |
 		(id & layout->max_seq);
+}
+
+/* the node and sequence fields of an ID together, as one number */
+static inline uint64
+snowflake_id_tail(const SnowflakeLayout *layout, int64 id)
+{
+	return (uint64) id & ((UINT64CONST(1) << layout->shift) - 1);
+}
+
+/* the ID of a millisecond and a tail (node and sequence fields together) */
+static inline int64
+snowflake_id_from_tail(const SnowflakeLayout *layout, int64 ms, uint64 tail)
+{
+	return (ms << layout->shift) | (int64) tail;
 }
 
 /* the smallest ID of a millisecond, whatever the node */

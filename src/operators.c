@@ -23,7 +23,7 @@
 
 #include "utils/fmgrprotos.h"
 
-#include "snowflake.h"
+#include "layout.h"
 
 /*
  * snowflake_eq, _ne, _lt, _le, _gt, _ge, _cmp, _hash, _hash_extended,

@@ -72,7 +72,8 @@
 #include "utils/rel.h"
 
 #include "planner_compat.h"
-#include "snowflake.h"
+#include "layout.h"
+#include "time_compare.h"
 
 PG_FUNCTION_INFO_V1(snowflake_int8_support);
 PG_FUNCTION_INFO_V1(snowflake_time_support);

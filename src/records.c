@@ -21,7 +21,7 @@
 #include "funcapi.h"
 #include "utils/regproc.h"
 
-#include "snowflake.h"
+#include "records.h"
 
 /*
  * Returns the blessed row type the calling function was declared with,

@@ -41,7 +41,8 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
-#include "snowflake.h"
+#include "layout.h"
+#include "time_compare.h"
 
 PG_FUNCTION_INFO_V1(snowflake_last_id_before);
 PG_FUNCTION_INFO_V1(snowflake_last_id_at);
@@ -64,7 +65,7 @@ last_id_below(const SnowflakeLayout *layout, int64 limit_ms)
 		return NO_ID;
 	if (limit_ms > layout->max_ms)
 		return ALL_IDS;
-	return (limit_ms << layout->shift) - 1;
+	return snowflake_first_id_of_ms(layout, limit_ms) - 1;
 }
 
 /*

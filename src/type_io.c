@@ -23,7 +23,8 @@
 #include "nodes/nodes.h"
 #include "utils/fmgrprotos.h"
 
-#include "snowflake.h"
+#include "compat.h"
+#include "layout.h"
 
 PG_FUNCTION_INFO_V1(snowflake_in);
 PG_FUNCTION_INFO_V1(snowflake_out);

@@ -27,9 +27,10 @@
  */
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "utils/uuid.h"
 
-#include "snowflake.h"
+#include "layout.h"
 
 PG_FUNCTION_INFO_V1(snowflake_to_uuid);
 PG_FUNCTION_INFO_V1(snowflake_from_uuid);
@@ -54,7 +55,7 @@ snowflake_to_uuid(PG_FUNCTION_ARGS)
 	snowflake_check_id(id);
 	layout = snowflake_layout();
 
-	unix_ms = layout->epoch_ms + (id >> layout->shift);
+	unix_ms = layout->epoch_ms + snowflake_id_ms(layout, id);
 	if (unix_ms >= (INT64CONST(1) << UUID_UNIX_MS_BITS))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -62,7 +63,7 @@ snowflake_to_uuid(PG_FUNCTION_ARGS)
 						(long long) id)));
 
 	/* node and sequence, left-aligned in the 74 payload bits */
-	low = (uint64) id & ((UINT64CONST(1) << layout->shift) - 1);
+	low = snowflake_id_tail(layout, id);
 	rand_a = low >> (layout->shift - Min(layout->shift, 12));
 	rand_a <<= 12 - Min(layout->shift, 12);
 	rand_b = layout->shift > 12 ?
@@ -140,5 +141,5 @@ snowflake_from_uuid(PG_FUNCTION_ARGS)
 						   snowflake_unix_ms_to_str(layout->epoch_ms),
 						   snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
 
-	PG_RETURN_INT64((ms << layout->shift) | (int64) low);
+	PG_RETURN_INT64(snowflake_id_from_tail(layout, ms, low));
 }
