@@ -101,9 +101,6 @@ CREATE OPERATOR #>=# (
 COMMENT ON OPERATOR #=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint equality, for snowflake''s operator families only';
 COMMENT ON OPERATOR #<# (pg_catalog.int8, pg_catalog.int8) IS 'bigint less-than, for snowflake''s operator families only';
 
-COMMENT ON OPERATOR #=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint equality, for snowflake''s operator families only';
-COMMENT ON OPERATOR #<# (pg_catalog.int8, pg_catalog.int8) IS 'bigint less-than, for snowflake''s operator families only';
-
 ALTER OPERATOR FAMILY snowflake_ops USING btree DROP
 	OPERATOR 1 (pg_catalog.int8, pg_catalog.int8),
 	OPERATOR 2 (pg_catalog.int8, pg_catalog.int8),

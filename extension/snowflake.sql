@@ -336,14 +336,20 @@ ALTER OPERATOR FAMILY snowflake_ops USING btree ADD
 	OPERATOR 3 = (pg_catalog.int8, snowflake),
 	OPERATOR 4 >= (pg_catalog.int8, snowflake),
 	OPERATOR 5 > (pg_catalog.int8, snowflake),
-	FUNCTION 1 (pg_catalog.int8, snowflake) snowflake_cmp(pg_catalog.int8, snowflake),
+	FUNCTION 1 (pg_catalog.int8, snowflake) snowflake_cmp(pg_catalog.int8, snowflake);
 
-	OPERATOR 1 #<# (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 2 #<=# (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 3 #=# (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 4 #>=# (pg_catalog.int8, pg_catalog.int8),
-	OPERATOR 5 #># (pg_catalog.int8, pg_catalog.int8),
-	FUNCTION 1 (pg_catalog.int8, pg_catalog.int8) pg_catalog.btint8cmp(pg_catalog.int8, pg_catalog.int8);
+-- bigint with bigint, as an operator class of its own, not the default for
+-- bigint: every operator of the family then has a class in it for its left
+-- type, as PostgreSQL's own catalog checks (opr_sanity) expect
+CREATE OPERATOR CLASS snowflake_int8_ops
+	FOR TYPE pg_catalog.int8 USING btree FAMILY snowflake_ops AS
+	OPERATOR 1 #<# ,
+	OPERATOR 2 #<=# ,
+	OPERATOR 3 #=# ,
+	OPERATOR 4 #>=# ,
+	OPERATOR 5 #># ,
+	FUNCTION 1 pg_catalog.btint8cmp(pg_catalog.int8, pg_catalog.int8),
+	FUNCTION 2 pg_catalog.btint8sortsupport(pg_catalog.internal);
 
 CREATE OPERATOR FAMILY snowflake_ops USING hash;
 
@@ -355,8 +361,11 @@ CREATE OPERATOR CLASS snowflake_ops
 
 ALTER OPERATOR FAMILY snowflake_ops USING hash ADD
 	OPERATOR 1 = (snowflake, pg_catalog.int8),
-	OPERATOR 1 = (pg_catalog.int8, snowflake),
-	OPERATOR 1 #=# (pg_catalog.int8, pg_catalog.int8),
+	OPERATOR 1 = (pg_catalog.int8, snowflake);
+
+CREATE OPERATOR CLASS snowflake_int8_ops
+	FOR TYPE pg_catalog.int8 USING hash FAMILY snowflake_ops AS
+	OPERATOR 1 #=# ,
 	FUNCTION 1 pg_catalog.hashint8(pg_catalog.int8),
 	FUNCTION 2 pg_catalog.hashint8extended(pg_catalog.int8, pg_catalog.int8);
 
@@ -1333,3 +1342,109 @@ END
 $adopt$;
 
 COMMENT ON FUNCTION snowflake_adopt(pg_catalog.regclass, pg_catalog.name, pg_catalog.bool) IS 'the statements that switch a serial, identity or plain integer key column to snowflake IDs; runs them unless dry_run';
+
+------------------------------------------------------------------------
+-- Comments on the objects defined above without one: the operators and
+-- their functions, the I/O and support functions, the casts and the
+-- operator classes and families.  Every object of the extension has one.
+------------------------------------------------------------------------
+
+COMMENT ON OPERATOR = (snowflake, snowflake) IS 'equal';
+COMMENT ON OPERATOR = (snowflake, pg_catalog.int8) IS 'equal, snowflake and bigint';
+COMMENT ON OPERATOR = (pg_catalog.int8, snowflake) IS 'equal, bigint and snowflake';
+COMMENT ON OPERATOR = (snowflake, pg_catalog.timestamptz) IS 'ID made in the millisecond of the time';
+COMMENT ON OPERATOR = (pg_catalog.timestamptz, snowflake) IS 'time the millisecond in which the ID was made';
+COMMENT ON OPERATOR <> (snowflake, snowflake) IS 'not equal';
+COMMENT ON OPERATOR <> (snowflake, pg_catalog.int8) IS 'not equal, snowflake and bigint';
+COMMENT ON OPERATOR <> (pg_catalog.int8, snowflake) IS 'not equal, bigint and snowflake';
+COMMENT ON OPERATOR <> (snowflake, pg_catalog.timestamptz) IS 'ID not made in the millisecond of the time';
+COMMENT ON OPERATOR <> (pg_catalog.timestamptz, snowflake) IS 'time not the millisecond in which the ID was made';
+COMMENT ON OPERATOR < (snowflake, snowflake) IS 'less than';
+COMMENT ON OPERATOR < (snowflake, pg_catalog.int8) IS 'less than, snowflake and bigint';
+COMMENT ON OPERATOR < (pg_catalog.int8, snowflake) IS 'less than, bigint and snowflake';
+COMMENT ON OPERATOR < (snowflake, pg_catalog.timestamptz) IS 'ID made before the time';
+COMMENT ON OPERATOR < (pg_catalog.timestamptz, snowflake) IS 'time before the millisecond in which the ID was made';
+COMMENT ON OPERATOR <= (snowflake, snowflake) IS 'less than or equal';
+COMMENT ON OPERATOR <= (snowflake, pg_catalog.int8) IS 'less than or equal, snowflake and bigint';
+COMMENT ON OPERATOR <= (pg_catalog.int8, snowflake) IS 'less than or equal, bigint and snowflake';
+COMMENT ON OPERATOR <= (snowflake, pg_catalog.timestamptz) IS 'ID made before or in the millisecond of the time';
+COMMENT ON OPERATOR <= (pg_catalog.timestamptz, snowflake) IS 'time before or in the millisecond in which the ID was made';
+COMMENT ON OPERATOR > (snowflake, snowflake) IS 'greater than';
+COMMENT ON OPERATOR > (snowflake, pg_catalog.int8) IS 'greater than, snowflake and bigint';
+COMMENT ON OPERATOR > (pg_catalog.int8, snowflake) IS 'greater than, bigint and snowflake';
+COMMENT ON OPERATOR > (snowflake, pg_catalog.timestamptz) IS 'ID made after the millisecond of the time';
+COMMENT ON OPERATOR > (pg_catalog.timestamptz, snowflake) IS 'time after the millisecond in which the ID was made';
+COMMENT ON OPERATOR >= (snowflake, snowflake) IS 'greater than or equal';
+COMMENT ON OPERATOR >= (snowflake, pg_catalog.int8) IS 'greater than or equal, snowflake and bigint';
+COMMENT ON OPERATOR >= (pg_catalog.int8, snowflake) IS 'greater than or equal, bigint and snowflake';
+COMMENT ON OPERATOR >= (snowflake, pg_catalog.timestamptz) IS 'ID made in or after the millisecond of the time';
+COMMENT ON OPERATOR >= (pg_catalog.timestamptz, snowflake) IS 'time in or after the millisecond in which the ID was made';
+COMMENT ON OPERATOR #<># (pg_catalog.int8, pg_catalog.int8) IS 'bigint not equal, for snowflake''s operator families only';
+COMMENT ON OPERATOR #<=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint less than or equal, for snowflake''s operator families only';
+COMMENT ON OPERATOR #># (pg_catalog.int8, pg_catalog.int8) IS 'bigint greater than, for snowflake''s operator families only';
+COMMENT ON OPERATOR #>=# (pg_catalog.int8, pg_catalog.int8) IS 'bigint greater than or equal, for snowflake''s operator families only';
+COMMENT ON OPERATOR @> (pg_catalog.tstzrange, snowflake) IS 'the range contains the time of the ID';
+COMMENT ON FUNCTION snowflake_eq(snowflake, snowflake) IS 'implementation of = operator';
+COMMENT ON FUNCTION snowflake_eq(snowflake, pg_catalog.int8) IS 'implementation of = operator';
+COMMENT ON FUNCTION snowflake_eq(pg_catalog.int8, snowflake) IS 'implementation of = operator';
+COMMENT ON FUNCTION snowflake_int8_eq(pg_catalog.int8, pg_catalog.int8) IS 'implementation of #=# operator';
+COMMENT ON FUNCTION snowflake_time_eq(snowflake, pg_catalog.timestamptz) IS 'implementation of = operator';
+COMMENT ON FUNCTION snowflake_time_eq(pg_catalog.timestamptz, snowflake) IS 'implementation of = operator';
+COMMENT ON FUNCTION snowflake_ne(snowflake, snowflake) IS 'implementation of <> operator';
+COMMENT ON FUNCTION snowflake_ne(snowflake, pg_catalog.int8) IS 'implementation of <> operator';
+COMMENT ON FUNCTION snowflake_ne(pg_catalog.int8, snowflake) IS 'implementation of <> operator';
+COMMENT ON FUNCTION snowflake_int8_ne(pg_catalog.int8, pg_catalog.int8) IS 'implementation of #<># operator';
+COMMENT ON FUNCTION snowflake_time_ne(snowflake, pg_catalog.timestamptz) IS 'implementation of <> operator';
+COMMENT ON FUNCTION snowflake_time_ne(pg_catalog.timestamptz, snowflake) IS 'implementation of <> operator';
+COMMENT ON FUNCTION snowflake_lt(snowflake, snowflake) IS 'implementation of < operator';
+COMMENT ON FUNCTION snowflake_lt(snowflake, pg_catalog.int8) IS 'implementation of < operator';
+COMMENT ON FUNCTION snowflake_lt(pg_catalog.int8, snowflake) IS 'implementation of < operator';
+COMMENT ON FUNCTION snowflake_int8_lt(pg_catalog.int8, pg_catalog.int8) IS 'implementation of #<# operator';
+COMMENT ON FUNCTION snowflake_time_lt(snowflake, pg_catalog.timestamptz) IS 'implementation of < operator';
+COMMENT ON FUNCTION snowflake_time_lt(pg_catalog.timestamptz, snowflake) IS 'implementation of < operator';
+COMMENT ON FUNCTION snowflake_le(snowflake, snowflake) IS 'implementation of <= operator';
+COMMENT ON FUNCTION snowflake_le(snowflake, pg_catalog.int8) IS 'implementation of <= operator';
+COMMENT ON FUNCTION snowflake_le(pg_catalog.int8, snowflake) IS 'implementation of <= operator';
+COMMENT ON FUNCTION snowflake_int8_le(pg_catalog.int8, pg_catalog.int8) IS 'implementation of #<=# operator';
+COMMENT ON FUNCTION snowflake_time_le(snowflake, pg_catalog.timestamptz) IS 'implementation of <= operator';
+COMMENT ON FUNCTION snowflake_time_le(pg_catalog.timestamptz, snowflake) IS 'implementation of <= operator';
+COMMENT ON FUNCTION snowflake_gt(snowflake, snowflake) IS 'implementation of > operator';
+COMMENT ON FUNCTION snowflake_gt(snowflake, pg_catalog.int8) IS 'implementation of > operator';
+COMMENT ON FUNCTION snowflake_gt(pg_catalog.int8, snowflake) IS 'implementation of > operator';
+COMMENT ON FUNCTION snowflake_int8_gt(pg_catalog.int8, pg_catalog.int8) IS 'implementation of #># operator';
+COMMENT ON FUNCTION snowflake_time_gt(snowflake, pg_catalog.timestamptz) IS 'implementation of > operator';
+COMMENT ON FUNCTION snowflake_time_gt(pg_catalog.timestamptz, snowflake) IS 'implementation of > operator';
+COMMENT ON FUNCTION snowflake_ge(snowflake, snowflake) IS 'implementation of >= operator';
+COMMENT ON FUNCTION snowflake_ge(snowflake, pg_catalog.int8) IS 'implementation of >= operator';
+COMMENT ON FUNCTION snowflake_ge(pg_catalog.int8, snowflake) IS 'implementation of >= operator';
+COMMENT ON FUNCTION snowflake_int8_ge(pg_catalog.int8, pg_catalog.int8) IS 'implementation of #>=# operator';
+COMMENT ON FUNCTION snowflake_time_ge(snowflake, pg_catalog.timestamptz) IS 'implementation of >= operator';
+COMMENT ON FUNCTION snowflake_time_ge(pg_catalog.timestamptz, snowflake) IS 'implementation of >= operator';
+COMMENT ON FUNCTION snowflake_time_contained(pg_catalog.tstzrange, snowflake) IS 'implementation of @> operator';
+COMMENT ON FUNCTION snowflake_cmp(snowflake, snowflake) IS 'less-equal-greater';
+COMMENT ON FUNCTION snowflake_cmp(snowflake, pg_catalog.int8) IS 'less-equal-greater';
+COMMENT ON FUNCTION snowflake_cmp(pg_catalog.int8, snowflake) IS 'less-equal-greater';
+COMMENT ON FUNCTION snowflake_hash(snowflake) IS 'hash';
+COMMENT ON FUNCTION snowflake_hash_extended(snowflake, pg_catalog.int8) IS 'hash';
+COMMENT ON FUNCTION snowflake_in(pg_catalog.cstring) IS 'I/O';
+COMMENT ON FUNCTION snowflake_out(snowflake) IS 'I/O';
+COMMENT ON FUNCTION snowflake_recv(pg_catalog.internal) IS 'I/O';
+COMMENT ON FUNCTION snowflake_send(snowflake) IS 'I/O';
+COMMENT ON FUNCTION snowflake_smaller(snowflake, snowflake) IS 'smaller of two';
+COMMENT ON FUNCTION snowflake_larger(snowflake, snowflake) IS 'larger of two';
+COMMENT ON FUNCTION snowflake_int8_support(pg_catalog.internal) IS 'planner support for comparisons of snowflake with bigint';
+COMMENT ON FUNCTION snowflake_time_support(pg_catalog.internal) IS 'planner support for comparisons of IDs with times';
+COMMENT ON FUNCTION snowflake_decode_support(pg_catalog.internal) IS 'planner support for snowflake_decode()';
+COMMENT ON CAST (snowflake AS pg_catalog.int8) IS 'the same 8 bytes';
+COMMENT ON CAST (pg_catalog.int8 AS snowflake) IS 'checks that the value is not negative';
+COMMENT ON CAST (pg_catalog.int4 AS snowflake) IS 'checks that the value is not negative';
+COMMENT ON CAST (snowflake AS pg_catalog.timestamptz) IS 'the time of the ID, as snowflake_timestamp()';
+COMMENT ON OPERATOR FAMILY snowflake_ops USING btree IS 'btree operators of snowflake and bigint, with no core operator among them';
+COMMENT ON OPERATOR FAMILY snowflake_ops USING hash IS 'hash operators of snowflake and bigint, with no core operator among them';
+COMMENT ON OPERATOR FAMILY snowflake_minmax_ops USING brin IS 'BRIN minmax operators of snowflake and bigint';
+COMMENT ON OPERATOR CLASS snowflake_ops USING btree IS 'default btree operator class for snowflake';
+COMMENT ON OPERATOR CLASS snowflake_ops USING hash IS 'default hash operator class for snowflake';
+COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS 'default BRIN minmax operator class for snowflake';
+COMMENT ON OPERATOR CLASS snowflake_int8_ops USING btree IS 'bigint in snowflake''s btree family, with its own operators; not the default for bigint';
+COMMENT ON OPERATOR CLASS snowflake_int8_ops USING hash IS 'bigint in snowflake''s hash family, with its own operator; not the default for bigint';
+COMMENT ON FUNCTION snowflake_time_contained(snowflake, pg_catalog.tstzrange) IS 'implementation of <@ operator';

@@ -14,6 +14,17 @@ SELECT pg_describe_object(classid, objid, objsubid) AS object
             objid = (SELECT typarray FROM pg_type WHERE typname = 'snowflake'))
  ORDER BY 1;
 
+-- every object carries a comment (\dx+ and \do+ describe them all)
+SELECT pg_describe_object(classid, objid, objsubid) AS without_comment
+  FROM pg_depend
+ WHERE refclassid = 'pg_extension'::regclass
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake')
+   AND deptype = 'e'
+   AND NOT (classid = 'pg_type'::regclass AND
+            objid = (SELECT typarray FROM pg_type WHERE typname = 'snowflake'))
+   AND obj_description(objid, classid::regclass::name) IS NULL
+ ORDER BY 1;
+
 -- the type is stored exactly like bigint
 SELECT typlen, typbyval, typalign, typstorage, typcategory
   FROM pg_type WHERE typname = 'snowflake';

@@ -38,9 +38,7 @@
  * When the postmaster exits after a shutdown, and no other process is
  * left, the mark on disk is lowered from the reservation to the last ID
  * issued, so that a clean restart continues right after it.  The
- * postmaster takes no lock for that: if a process died holding the
- * spinlock or while writing a mark (an immediate shutdown), the
- * reservation stays the bound, which is always safe.
+ * postmaster takes no lock for that (at_postmaster_exit()).
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -485,31 +483,44 @@ snowflake_generator_renew(void)
  * on_shmem_exit callback of the postmaster.  After a shutdown (code 0),
  * when every other process is gone, lowers the mark on disk from the
  * reservation to the last ID really issued, so that a clean restart does
- * not have to run ahead of the clock.  Nothing here may wait for a lock:
- * after an immediate shutdown, a backend may have died holding the
- * spinlock, or in the middle of writing a mark.  Then the reservation
- * stays; it bounds every ID issued, which is all that matters.
+ * not have to run ahead of the clock.
+ *
+ * Nothing here may wait for a lock: after an immediate shutdown, a backend
+ * may have died holding the spinlock.  Nor does it need one.  Every ID a
+ * backend handed out was stored as last_slot before the spinlock was
+ * released, so once all backends are gone last_slot bounds them all,
+ * whatever a backend that died in the critical section had done; a mark
+ * one of them was writing is below the last slot or, if it got further,
+ * replaced by this one, which still covers every ID handed out.  Reading
+ * the field unlocked needs an 8-byte load that cannot be torn; where the
+ * platform does not promise that, the reservation stays the bound, which
+ * is always safe.
  */
 static void
 at_postmaster_exit(int code, Datum arg)
 {
+#ifdef PG_HAVE_8BYTE_SINGLE_COPY_ATOMICITY
 	const SnowflakeLayout *layout;
+	int64		last_slot;
+	int64		reserved_ms;
 	int64		issued_ms;
 
 	if (code != 0 || generator == NULL)
 		return;
 
-	/* every other process is gone: see what they left, without locking */
+	/* every other process is gone: read what they left */
 	pg_memory_barrier();
-	if (!SpinLockFree(&generator->mutex) || generator->writing ||
-		generator->ids_issued == 0 || generator->last_slot < 0)
+	last_slot = ((volatile GeneratorShared *) generator)->last_slot;
+	reserved_ms = ((volatile GeneratorShared *) generator)->reserved_ms;
+	if (last_slot < 0)
 		return;
 
 	layout = snowflake_layout();
-	issued_ms = snowflake_slot_ms(layout, generator->last_slot);
-	if (issued_ms >= generator->reserved_ms)
+	issued_ms = snowflake_slot_ms(layout, last_slot);
+	if (issued_ms >= reserved_ms)
 		return;
 	snowflake_state_file_write_at_exit(snowflake_last_id_of_ms(layout, issued_ms));
+#endif
 }
 
 pg_noinline static void
