@@ -349,7 +349,8 @@ CREATE OPERATOR CLASS snowflake_int8_ops
 	OPERATOR 4 #>=# ,
 	OPERATOR 5 #># ,
 	FUNCTION 1 pg_catalog.btint8cmp(pg_catalog.int8, pg_catalog.int8),
-	FUNCTION 2 pg_catalog.btint8sortsupport(pg_catalog.internal);
+	FUNCTION 2 pg_catalog.btint8sortsupport(pg_catalog.internal),
+	FUNCTION 4 pg_catalog.btequalimage(pg_catalog.oid);
 
 CREATE OPERATOR FAMILY snowflake_ops USING hash;
 
