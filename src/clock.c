@@ -27,8 +27,32 @@
  *	  reservation, ever carried it.  If it stays ahead for that long, it is
  *	  accepted as a real correction: IDs jump forward with it.
  *
- * A jump must not push the high-water mark (hwm.c) ahead either, and it
- * does not: the mark is reserved from the IDs' own times.
+ * A jump must not push the high-water mark (generator.c) ahead either, and
+ * it does not: the mark is reserved from the IDs' own times.
+ *
+ * ONE CLOCK READ PER ID
+ *
+ * Reading the steady clock on every call would double the cost of an ID
+ * (on a virtual machine a clock read is not free), and most calls can do
+ * without it.  Shared memory keeps "checked", the last system-clock
+ * reading (in ms) that a two-clock comparison found trustworthy.  A call reads the
+ * system clock alone and uses it as it is when it lies within
+ *
+ *		[checked - 1 ms, checked + max_clock_jump / 2]
+ *
+ * and otherwise compares it with the steady clock as described above,
+ * which refreshes "checked".  The invariant: no reading more than
+ * max_clock_jump / 2 past a confirmed one, so no forward jump beyond
+ * snowflake.max_clock_jump, is ever used without the steady clock
+ * confirming it; a step back of more than 1 ms goes to the comparison at
+ * once; and any step at all moves the offset, which the next comparison
+ * sees and records, at the latest after max_clock_jump / 2 of clock time
+ * (and at every check of the clock watcher).  While a jump is held,
+ * "checked" stays behind it, so every call compares.  The 1 ms of slack
+ * below it is for readings that another process overtook
+ * between its read and its store; a step back that small needs no
+ * handling (the generator never issues an ID below its last one), and the
+ * next comparison records it like any other.
  *
  * The state is atomics only, updated with compare-and-swap: two processes
  * seeing one jump at once agree on who records and logs it.  It decides
@@ -71,6 +95,8 @@ typedef struct ClockShared
 	pg_atomic_uint64 trusted_offset;
 	/* the largest offset ever trusted */
 	pg_atomic_uint64 highest_offset;
+	/* system clock (ms) at the last comparison that trusted it */
+	pg_atomic_uint64 checked_ms;
 	/* steady clock (us) when the held forward jump was seen; 0: none */
 	pg_atomic_uint64 held_since;
 	pg_atomic_uint64 held_us;	/* how far ahead the held jump is */
@@ -83,6 +109,8 @@ typedef struct ClockShared
 } ClockShared;
 
 static ClockShared *clock_shared = NULL;
+
+pg_atomic_uint64 *snowflake_clock_checked_ms = NULL;
 
 /*
  * Reads a clock in microseconds.  clock_gettime() fails only for a clock
@@ -138,12 +166,14 @@ snowflake_clock_shmem_init(void)
 
 	clock_shared = ShmemInitStruct("snowflake clock", sizeof(ClockShared),
 								   &found);
+	snowflake_clock_checked_ms = &clock_shared->checked_ms;
 	if (found)
 		return;
 	offset = (uint64) (read_clock_us(CLOCK_REALTIME, "CLOCK_REALTIME") -
 					   read_clock_us(STEADY_CLOCK, STEADY_CLOCK_NAME));
 	pg_atomic_init_u64(&clock_shared->trusted_offset, offset);
 	pg_atomic_init_u64(&clock_shared->highest_offset, offset);
+	pg_atomic_init_u64(&clock_shared->checked_ms, 0);
 	pg_atomic_init_u64(&clock_shared->held_since, 0);
 	pg_atomic_init_u64(&clock_shared->held_us, 0);
 	pg_atomic_init_u64(&clock_shared->steps_back, 0);
@@ -202,14 +232,26 @@ is_held_jump(int64 offset, int64 trusted)
 }
 
 /*
- * Compares the system clock with the trusted time and returns the time, in
- * Unix microseconds, that new IDs carry now; records and logs steps and
- * jumps on the way (see the file header).
+ * Compares a reading of the system clock, wall, with the trusted time and
+ * returns the time, in Unix microseconds, that new IDs carry now; records
+ * and logs steps and jumps on the way (see the file header).  When it
+ * returns wall itself, wall becomes "checked".
  */
+static int64 compare_clocks(int64 wall);
+
 static int64
-observe_clock(void)
+observe_clock(int64 wall)
 {
-	int64		wall = read_clock_us(CLOCK_REALTIME, "CLOCK_REALTIME");
+	int64		trusted_time = compare_clocks(wall);
+
+	if (trusted_time == wall)
+		pg_atomic_write_u64(&clock_shared->checked_ms, (uint64) (wall / 1000));
+	return trusted_time;
+}
+
+static int64
+compare_clocks(int64 wall)
+{
 	int64		steady = read_clock_us(STEADY_CLOCK, STEADY_CLOCK_NAME);
 	int64		offset = wall - steady;
 	uint64		trusted_raw = pg_atomic_read_u64(&clock_shared->trusted_offset);
@@ -309,17 +351,20 @@ observe_clock(void)
 }
 
 /*
- * The time new IDs carry, in Unix milliseconds: the system clock, unless a
- * forward jump of it is being held (see the file header).  Without shared
- * memory (the library not preloaded) there is nothing to compare with, and
- * nothing is generated anyway: the system clock.
+ * The slow path of snowflake_clock_now_ms() (clock.h), given its reading of
+ * the system clock: compares it with the steady clock.
  */
 int64
-snowflake_clock_now_ms(void)
+snowflake_clock_now_slow(const struct timespec *ts)
 {
-	if (unlikely(clock_shared == NULL))
-		return snowflake_wall_clock_ms();
-	return observe_clock() / 1000;
+	return observe_clock((int64) ts->tv_sec * 1000000 + ts->tv_nsec / 1000) / 1000;
+}
+
+void
+snowflake_clock_read_failed(void)
+{
+	elog(ERROR, "clock_gettime(CLOCK_REALTIME) failed: %m");
+	pg_unreachable();
 }
 
 /*
@@ -384,7 +429,7 @@ void
 snowflake_clock_check(void)
 {
 	if (clock_shared != NULL)
-		(void) observe_clock();
+		(void) observe_clock(read_clock_us(CLOCK_REALTIME, "CLOCK_REALTIME"));
 }
 
 void

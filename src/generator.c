@@ -111,6 +111,13 @@ static Oid	session_last_user = InvalidOid;
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
+/*
+ * This backend saw the library preloaded and recovery over: the fast path
+ * of snowflake_nextval() may run.  A server never goes back into recovery
+ * without a restart.
+ */
+static bool fast_path_ready = false;
+
 static uint32 reservation_wait_event = 0;
 static uint32 clock_wait_event = 0;
 
@@ -268,56 +275,69 @@ snowflake_generator_status(SnowflakeGeneratorStatus *status)
 }
 
 /*
- * The reservation wanted for IDs up to time field ms, with the trusted
- * clock at now_ms: W past the clock, so that one write serves many IDs; at
- * least a step S = min(W / 8, 250 ms) past the IDs, for when they run
- * ahead of the clock; never past the layout's last millisecond.  A string
- * of crashes, each resuming at the reservation, pushes IDs ahead of the
- * clock by at most S each.
+ * The bounds the generator works with, derived from the settings (the
+ * clock policy, snowflake.max_borrow, clock_wait_timeout, reserve_ahead,
+ * clock_step_threshold) once per change of any of them, not per call.
  *
- * W is snowflake.reserve_ahead.  Under "borrow" it is at most what IDs may
- * run ahead (snowflake.max_borrow plus the wait), so that generation after
- * a crash, which resumes at the reservation, never finds itself further
- * ahead than the policy accepts.  Under "wait" and "error", which let no
- * ID run ahead, that bound would make W tiny and the writes many; there W
- * is reserve_ahead, and the lead a crash leaves, at most W, is waited out
+ * reach (W) is how far past the clock a reservation reaches, so that one
+ * write serves many IDs; step (S) how far past the IDs it reaches at least,
+ * for when they run ahead of the clock: S = min(W / 8, 250 ms).  A string
+ * of crashes, each resuming at the reservation, pushes IDs ahead of the
+ * clock by at most S each.  Under "borrow" W is at most what IDs may run
+ * ahead (max_borrow plus the wait), so that generation after a crash, which
+ * resumes at the reservation, never finds itself further ahead than the
+ * policy accepts.  Under "wait" and "error", which let no ID run ahead,
+ * that bound would make W tiny and the writes many; there W is
+ * reserve_ahead, and the lead a crash leaves, at most W, is waited out
  * (allocate_slots()).
+ *
+ * margin is how little of the reservation may be left past the IDs before
+ * a backend renews it (without waiting for another writer): a quarter of
+ * W while IDs follow the clock, but at most half of S, so that IDs running
+ * ahead of the clock, whose reservations reach only S past them, renew
+ * once per half step and not at every call.
  */
-static int64
-reservation_reach(void)
+typedef struct Policy
 {
-	if (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW)
-		return Min((int64) snowflake_reserve_ahead,
-				   snowflake_allowed_lead_ms() + snowflake_max_wait_ms());
-	return snowflake_reserve_ahead;
-}
+	uint32		version;		/* snowflake_policy_version it was made at */
+	int64		allowed_lead;	/* ms an ID may be ahead of the clock */
+	int64		max_wait;		/* ms a call may wait for the clock */
+	int64		reach;			/* W */
+	int64		step;			/* S */
+	int64		margin;
+} Policy;
 
-/* S: how far past the IDs a reservation reaches at least */
-static int64
-reservation_step(void)
+static Policy policy = {.version = PG_UINT32_MAX};
+
+static inline const Policy *
+current_policy(void)
 {
-	return Max(Min(reservation_reach() / 8, AHEAD_STEP_MAX_MS), 1);
-}
-
-static int64
-reservation_target(const SnowflakeLayout *layout, int64 ms, int64 now_ms)
-{
-	int64		target = Max(now_ms + reservation_reach(), ms + reservation_step());
-
-	return Min(target, layout->max_ms);
+	if (unlikely(policy.version != snowflake_policy_version))
+	{
+		policy.allowed_lead = snowflake_allowed_lead_ms();
+		policy.max_wait = snowflake_max_wait_ms();
+		policy.reach = snowflake_reserve_ahead;
+		if (snowflake_clock_policy == SNOWFLAKE_CLOCK_BORROW)
+			policy.reach = Min(policy.reach, policy.allowed_lead + policy.max_wait);
+		policy.step = Max(Min(policy.reach / 8, AHEAD_STEP_MAX_MS), 1);
+		policy.margin = Min(policy.reach / 4, policy.step / 2);
+		policy.version = snowflake_policy_version;
+	}
+	return &policy;
 }
 
 /*
- * How little of the reservation may be left past the IDs before a backend
- * renews it (without waiting for another writer): a quarter of the reach
- * while IDs follow the clock, but at most half the step, so that IDs
- * running ahead of the clock, whose reservations reach only the step past
- * them, renew once per half step and not at every call.
+ * The reservation wanted for IDs up to time field ms, with the trusted
+ * clock at now_ms: W past the clock, at least S past the IDs, never past
+ * the layout's last millisecond.
  */
 static int64
-early_renewal_margin(void)
+reservation_target(const SnowflakeLayout *layout, int64 ms, int64 now_ms)
 {
-	return Min(reservation_reach() / 4, reservation_step() / 2);
+	const Policy *p = current_policy();
+	int64		target = Max(now_ms + p->reach, ms + p->step);
+
+	return Min(target, layout->max_ms);
 }
 
 /*
@@ -630,15 +650,19 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 	bool		fresh_clock = false;
 
 	snowflake_admission_check();
-	if (unlikely(RecoveryInProgress()))
-		ereport(ERROR,
-				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("cannot generate snowflake IDs during recovery"),
-				 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
+	if (unlikely(!fast_path_ready))
+	{
+		if (RecoveryInProgress())
+			ereport(ERROR,
+					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+					 errmsg("cannot generate snowflake IDs during recovery"),
+					 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
+		fast_path_ready = true;
+	}
 
 	layout = snowflake_layout();
-	allowed_lead = snowflake_allowed_lead_ms();
-	max_wait = snowflake_max_wait_ms();
+	allowed_lead = current_policy()->allowed_lead;
+	max_wait = current_policy()->max_wait;
 
 	/*
 	 * A block longer than the sequence numbers of the milliseconds the
@@ -732,13 +756,13 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				 * little of the reservation is left (the clock watcher
 				 * normally renews before).
 				 */
-				if (unlikely(reserved_ms - end_ms < early_renewal_margin()) &&
+				if (unlikely(reserved_ms - end_ms < current_policy()->margin) &&
 					reserved_ms < layout->max_ms)
 				{
 					int64		target = reservation_target(layout, end_ms, now_ms);
 
 					(void) extend_reservation(layout,
-											  Min(end_ms + early_renewal_margin(), target),
+											  Min(end_ms + current_policy()->margin, target),
 											  target, true, LOG, true);
 				}
 
@@ -792,6 +816,54 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 	int64		first;
 	int64		last;
 	int64		id;
+
+	/*
+	 * The common case in one critical section: the server may generate, the
+	 * clock is in the layout's range, and the next slot is within the
+	 * policy's lead and well inside the reservation.  Anything else (a lead
+	 * to wait for, a reservation to write or renew, an error to raise) is
+	 * left to allocate_slots(), which starts over.
+	 */
+	if (likely(fast_path_ready &&
+			   pg_atomic_read_u32(snowflake_admission_blocked_reasons) == 0))
+	{
+		const Policy *p = current_policy();
+		int64		now_ms;
+
+		layout = snowflake_current_layout;
+		now_ms = snowflake_clock_now_ms() - layout->epoch_ms;
+		if (likely(now_ms >= 0 && now_ms <= layout->max_ms))
+		{
+			int64		now_slot = snowflake_first_slot_of_ms(layout, now_ms);
+			int64		end_ms;
+			bool		ok;
+
+			SpinLockAcquire(&generator->mutex);
+			first = Max(generator->last_slot + 1, now_slot);
+			end_ms = snowflake_slot_ms(layout, first);
+			ok = first <= layout->max_slot &&
+				end_ms - now_ms <= p->allowed_lead &&
+				end_ms + p->margin <= generator->reserved_ms;
+			if (likely(ok))
+			{
+				generator->last_slot = first;
+				generator->ids_issued++;
+				if (unlikely(end_ms - now_ms > generator->max_lead_ms))
+					generator->max_lead_ms = end_ms - now_ms;
+			}
+			SpinLockRelease(&generator->mutex);
+
+			if (likely(ok))
+			{
+				/* the slot opens a millisecond the clock has not reached */
+				if (unlikely(first > now_slot) && snowflake_slot_seq(layout, first) == 0)
+					pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
+				id = snowflake_slot_to_id(layout, first, snowflake_node_id);
+				remember_for_currval(id);
+				PG_RETURN_INT64(id);
+			}
+		}
+	}
 
 	allocate_slots(1, &first, &last, NULL);
 	layout = snowflake_layout();

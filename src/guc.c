@@ -53,6 +53,9 @@ int			snowflake_peer_check_interval = 5000;
 int			snowflake_peer_timeout = 2000;
 int			snowflake_node_conflict = SNOWFLAKE_CONFLICT_REFUSE;
 
+/* bumped whenever a setting the generator derives its bounds from changes */
+uint32		snowflake_policy_version = 0;
+
 /* Unix ms of snowflake.epoch, kept up to date by its assign hook */
 static int64 epoch_ms = 0;
 
@@ -253,6 +256,17 @@ assign_epoch(const char *newval, void *extra)
 	snowflake_set_layout(epoch_ms, snowflake_node_bits, snowflake_sequence_bits);
 }
 
+/*
+ * Assign hook of the settings the generator derives its bounds from (clock
+ * policy, borrow, wait, reservation, step threshold): it caches them, and
+ * recomputes when this changes (generator.c, "policy").
+ */
+static void
+assign_policy_setting(int newval, void *extra)
+{
+	snowflake_policy_version++;
+}
+
 static void
 assign_node_bits(int newval, void *extra)
 {
@@ -387,7 +401,7 @@ snowflake_define_settings(bool preloading)
 							 SNOWFLAKE_CLOCK_BORROW,
 							 clock_policy_options,
 							 PGC_SIGHUP, 0,
-							 NULL, NULL, NULL);
+							 NULL, assign_policy_setting, NULL);
 
 	DefineCustomIntVariable("snowflake.max_borrow",
 							"Sets how far the generator may run ahead of the system clock.",
@@ -395,7 +409,7 @@ snowflake_define_settings(bool preloading)
 							&snowflake_max_borrow,
 							10000, 0, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MS,
-							NULL, NULL, NULL);
+							NULL, assign_policy_setting, NULL);
 
 	DefineCustomIntVariable("snowflake.clock_wait_timeout",
 							"Sets how long a call waits for the system clock to catch up before it fails.",
@@ -403,7 +417,7 @@ snowflake_define_settings(bool preloading)
 							&snowflake_clock_wait_timeout,
 							1000, 0, 60 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
-							NULL, NULL, NULL);
+							NULL, assign_policy_setting, NULL);
 
 	DefineCustomIntVariable("snowflake.reserve_ahead",
 							"Sets how far ahead of the clock the durable high-water mark is reserved.",
@@ -411,7 +425,7 @@ snowflake_define_settings(bool preloading)
 							&snowflake_reserve_ahead,
 							2000, 10, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
-							NULL, NULL, NULL);
+							NULL, assign_policy_setting, NULL);
 
 	DefineCustomIntVariable("snowflake.clock_check_interval",
 							"Sets how often the background worker checks the system clock.",
@@ -427,7 +441,7 @@ snowflake_define_settings(bool preloading)
 							&snowflake_clock_step_threshold,
 							100, 1, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
-							NULL, NULL, NULL);
+							NULL, assign_policy_setting, NULL);
 
 	DefineCustomIntVariable("snowflake.max_clock_jump",
 							"Sets how far the system clock may jump forward before IDs stop following it for a while.",

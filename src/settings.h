@@ -50,6 +50,10 @@ extern int	snowflake_peer_check_interval;
 extern int	snowflake_peer_timeout;
 extern int	snowflake_node_conflict;
 
+/* changes whenever a setting snowflake_allowed_lead_ms() and
+ * snowflake_max_wait_ms() depend on, or snowflake.reserve_ahead, changes */
+extern uint32 snowflake_policy_version;
+
 extern void snowflake_define_settings(bool preloading);
 extern void snowflake_check_startup_settings(void);
 extern bool snowflake_parse_epoch(const char *str, int64 *unix_ms,
