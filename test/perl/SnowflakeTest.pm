@@ -16,7 +16,8 @@ use Time::HiRes qw(usleep);
 our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
   set_clock_offset start_pgbench finish_pgbench dump_and_restore
   skip_all_without_extension skip_all_without_program skip_all_without_faketime
-  faketime_library start_with_failio set_failio wait_for_stall sqlstate_of);
+  faketime_library start_with_failio set_failio wait_for_stall sqlstate_of
+  worker_pid proc_status_kb);
 
 # --- optional dependencies ------------------------------------------------------
 # A script whose dependency is missing for the PostgreSQL under test ends
@@ -236,6 +237,38 @@ sub sqlstate_of
 	return '00000' if $ret == 0;
 	return $1 if $err =~ /(?:ERROR|FATAL):\s+([0-9A-Z]{5})/;
 	return "?: $err";
+}
+
+# --- processes -----------------------------------------------------------------
+sub proc_file
+{
+	my ($pid, $file) = @_;
+	open(my $fh, '<', "/proc/$pid/$file") or return '';
+	local $/;
+	my $text = <$fh>;
+	close $fh;
+	return $text // '';
+}
+
+# The PID of the postmaster's child whose process title names $title (a
+# worker without a database connection is not in pg_stat_activity), or
+# undef.
+sub worker_pid
+{
+	my ($node, $title) = @_;
+	my ($pid) = grep {
+		proc_file($_, 'cmdline') =~ /^postgres: .*\Q$title\E/
+		  && (split ' ', proc_file($_, 'stat'))[3] == $node->{_pid}
+	} map { m{/proc/(\d+)/} ? $1 : () } glob("/proc/[0-9]*/stat");
+	return $pid;
+}
+
+# A value in kB from /proc/<pid>/status, such as VmHWM (peak resident size).
+sub proc_status_kb
+{
+	my ($pid, $field) = @_;
+	my ($kb) = proc_file($pid, 'status') =~ /^\Q$field\E:\s+(\d+) kB/m;
+	return $kb;
 }
 
 # --- dump and restore --------------------------------------------------------------
