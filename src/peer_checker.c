@@ -17,10 +17,11 @@
  * whether it is in recovery, and its clock.  It calls the function in the
  * schema where the peer's extension lives, looked up in pg_extension, with
  * search_path set to pg_catalog, so that no object another role created on
- * the peer can answer in its place.  Each question runs asynchronously
+ * the peer can answer in its place.  Each exchange runs asynchronously
  * with a deadline (peer_client.c): a peer that stops answering is
  * reported as such after snowflake.peer_timeout, and the worker answers
- * SIGTERM at once.
+ * SIGTERM at once.  Every answer is checked before it is read: what a
+ * peer sends can make it "unreachable", never crash or stall us.
  *
  * Two primaries that both generate IDs (each has a node ID) with the same
  * node ID, or with different layouts, whose fields overlap, would hand out
@@ -46,6 +47,7 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -74,6 +76,27 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 #define PEER_STATUS_LEN			256
 #define CONFLICT_DETAIL_LEN		256
 #define CITUS_PREFIX			"citus:"
+
+/* 9999-12-31 23:59:59.999 UTC: a later time in an answer is nonsense */
+#define MAX_UNIX_MS				INT64CONST(253402300799999)
+
+/* the longest host name (or socket directory) taken from pg_dist_node */
+#define MAX_HOST_LEN			1024
+/* the longest schema name taken from a peer (NAMEDATALEN may differ) */
+#define MAX_SCHEMA_LEN			255
+/* rows of pg_dist_node read at most; MAX_PEERS of them are checked */
+#define MAX_CITUS_ROWS			4096
+
+#define SCHEMA_QUERY \
+	"SELECT n.nspname" \
+	"  FROM pg_catalog.pg_extension e" \
+	"  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
+	" WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'"
+
+#define CITUS_NODES_QUERY \
+	"SELECT nodename, nodeport FROM pg_catalog.pg_dist_node" \
+	" WHERE isactive AND noderole OPERATOR(pg_catalog.=) 'primary'" \
+	" ORDER BY nodename, nodeport"
 
 /* What the checker last saw of one peer */
 typedef struct PeerStatus
@@ -120,6 +143,9 @@ typedef struct Target
 {
 	char	   *conninfo;
 	PGconn	   *conn;
+	const char *failed;			/* set: the Citus node list of this entry
+								 * could not be read, and why */
+	bool		failed_hanging;
 } Target;
 
 /* In the worker: the entries of snowflake.peers, and the targets */
@@ -247,16 +273,18 @@ append_conninfo_value(StringInfo buf, const char *value)
  * a Citus cluster, reached with the same database, user and options.
  */
 static char *
-conninfo_for_node(const char *base, const char *host, const char *port)
+conninfo_for_node(const char *base, const char *host, int port)
 {
 	PQconninfoOption *opts = PQconninfoParse(base, NULL);
 	StringInfoData buf;
+	char		port_text[16];
 
+	snprintf(port_text, sizeof(port_text), "%d", port);
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "host=");
 	append_conninfo_value(&buf, host);
 	appendStringInfoString(&buf, " port=");
-	append_conninfo_value(&buf, port);
+	append_conninfo_value(&buf, port_text);
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 	{
 		if (o->val == NULL || strcmp(o->keyword, "host") == 0 ||
@@ -305,45 +333,91 @@ load_peer_list(void)
 }
 
 /*
- * The question for a peer: the schema of its extension first, then
- * snowflake_node_info() in that schema.
+ * The query for snowflake_node_info() in the schema of the peer's
+ * extension, which it asks the peer for on *conn.  NULL with *error set if
+ * the extension is missing or the answer is not fit to use.
  */
 static char *
-node_info_query(PGconn *conn, int64 deadline, uint32 wait_event,
-				const char **error)
+node_info_query(PGconn **conn, SnowflakePeerExchange *ex, const char **error)
 {
+	const char *what = "the schema lookup";
 	PGresult   *res;
-	char	   *schema;
+	const char *schema;
+	char	   *quoted;
+	char	   *query = NULL;
+	int			col;
 
-	res = snowflake_peer_query_once(conn,
-									"SELECT pg_catalog.quote_ident(n.nspname)"
-									"  FROM pg_catalog.pg_extension e"
-									"  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
-									" WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'",
-									deadline, wait_event, error);
+	res = snowflake_peer_query(conn, SCHEMA_QUERY, ex);
 	if (res == NULL)
 		return NULL;
-	if (PQntuples(res) != 1)
+	if (!snowflake_peer_check_rows(res, what, 0, 1, 1, error) ||
+		(col = snowflake_peer_column(res, what, "nspname", NAMEOID, true, error)) < 0)
+		goto done;
+	if (PQntuples(res) == 0)
 	{
 		*error = psprintf(_("extension \"%s\" is not installed in database \"%s\""),
-						  "snowflake", PQdb(conn));
-		PQclear(res);
-		return NULL;
+						  "snowflake", snowflake_peer_text(PQdb(*conn)));
+		goto done;
 	}
-	schema = pstrdup(PQgetvalue(res, 0, 0));
+	schema = snowflake_peer_get_string(res, 0, col, what, MAX_SCHEMA_LEN,
+									   false, error);
+	if (schema == NULL)
+		goto done;
+
+	/* quoted here, by our libpq: nothing the peer sends becomes SQL */
+	quoted = PQescapeIdentifier(*conn, schema, strlen(schema));
+	if (quoted == NULL)
+	{
+		*error = psprintf(_("could not quote the schema name: %s"),
+						  snowflake_peer_text(PQerrorMessage(*conn)));
+		goto done;
+	}
+	query = psprintf("SELECT * FROM %s.snowflake_node_info()", quoted);
+	PQfreemem(quoted);
+
+done:
 	PQclear(res);
-	return psprintf("SELECT node_id, instance_token, started_at_ms, in_recovery,"
-					" clock_ms, epoch_ms, node_bits, sequence_bits"
-					" FROM %s.snowflake_node_info()", schema);
+	return query;
 }
 
-static char *
-citus_nodes_query(PGconn *conn, int64 deadline, uint32 wait_event,
-				  const char **error)
+/*
+ * Reads the Citus node list into hosts and ports (*n of them), checking
+ * every row before anything is used.  Returns false with *error set.
+ */
+static bool
+read_citus_nodes(const PGresult *res, char ***hosts, int **ports, int *n,
+				 const char **error)
 {
-	return pstrdup("SELECT nodename, nodeport FROM pg_catalog.pg_dist_node"
-				   " WHERE isactive AND noderole OPERATOR(pg_catalog.=) 'primary'"
-				   " ORDER BY nodename, nodeport");
+	const char *what = "pg_dist_node";
+	int			host_col;
+	int			port_col;
+
+	if (!snowflake_peer_check_rows(res, what, 0, MAX_CITUS_ROWS, 2, error))
+		return false;
+	host_col = snowflake_peer_column(res, what, "nodename", TEXTOID, true, error);
+	if (host_col < 0)
+		return false;
+	port_col = snowflake_peer_column(res, what, "nodeport", INT4OID, true, error);
+	if (port_col < 0)
+		return false;
+
+	*n = PQntuples(res);
+	*hosts = palloc(sizeof(char *) * Max(*n, 1));
+	*ports = palloc(sizeof(int) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		const char *host;
+		int64		port;
+
+		host = snowflake_peer_get_string(res, i, host_col, what, MAX_HOST_LEN,
+										 true, error);
+		if (host == NULL ||
+			!snowflake_peer_get_int(res, i, port_col, what, 1, 65535, NULL, &port, error))
+			return false;
+		(*hosts)[i] = pstrdup(host);
+		(*ports)[i] = (int) port;
+	}
+	return true;
 }
 
 /*
@@ -360,6 +434,8 @@ add_target(Target *old, int nold, const char *conninfo)
 	t = &targets[ntargets++];
 	t->conninfo = MemoryContextStrdup(TopMemoryContext, conninfo);
 	t->conn = NULL;
+	t->failed = NULL;
+	t->failed_hanging = false;
 	for (int i = 0; i < nold; i++)
 	{
 		if (old[i].conn != NULL && strcmp(old[i].conninfo, conninfo) == 0)
@@ -374,7 +450,8 @@ add_target(Target *old, int nold, const char *conninfo)
 /*
  * Works out this round's targets: the listed servers, and the nodes of
  * each listed Citus cluster as its metadata lists them now.  A Citus entry
- * that cannot be read becomes a target itself, so that the failure shows.
+ * whose node list cannot be read becomes a target itself, that failed, so
+ * that the failure shows in snowflake_peers().
  */
 static void
 expand_targets(void)
@@ -393,29 +470,38 @@ expand_targets(void)
 		if (strncmp(entry, CITUS_PREFIX, strlen(CITUS_PREFIX)) == 0)
 		{
 			const char *base = entry + strlen(CITUS_PREFIX);
+			SnowflakePeerExchange ex;
 			PGconn	   *conn = NULL;
+			PGresult   *res = NULL;
 			const char *error = NULL;
-			bool		hanging;
-			PGresult   *res;
+			char	  **hosts;
+			int		   *ports;
+			int			n;
 
 			/* a connection of its own, closed at once: it is a lookup */
-			res = snowflake_peer_ask(&conn, base, citus_nodes_query,
-									 snowflake_monotonic_ms() + snowflake_peer_timeout,
-									 wait_event, &error, &hanging);
-			if (conn)
-				PQfinish(conn);
+			snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
+			if (snowflake_peer_connect(&conn, base, &ex))
+				res = snowflake_peer_query(&conn, CITUS_NODES_QUERY, &ex);
+			snowflake_peer_disconnect(&conn);
 			if (res == NULL)
+				error = ex.error;
+			else if (read_citus_nodes(res, &hosts, &ports, &n, &error))
 			{
-				ereport(LOG,
-						(errmsg("%s could not read the Citus node list from \"%s\": %s",
-								WORKER_NAME, base, error)));
-				add_target(old, nold, base);
+				for (int i = 0; i < n; i++)
+					add_target(old, nold, conninfo_for_node(base, hosts[i], ports[i]));
+				PQclear(res);
 				continue;
 			}
-			for (int i = 0; i < PQntuples(res); i++)
-				add_target(old, nold, conninfo_for_node(base, PQgetvalue(res, i, 0),
-														PQgetvalue(res, i, 1)));
-			PQclear(res);
+			if (res)
+				PQclear(res);
+			add_target(old, nold, base);
+			if (ntargets > 0 && strcmp(targets[ntargets - 1].conninfo, base) == 0)
+			{
+				targets[ntargets - 1].failed =
+					psprintf(_("could not read the Citus node list: %s"),
+							 error ? error : _("unknown failure"));
+				targets[ntargets - 1].failed_hanging = ex.timed_out;
+			}
 		}
 		else
 			add_target(old, nold, entry);
@@ -428,37 +514,128 @@ expand_targets(void)
 
 	for (int i = 0; i < nold; i++)
 	{
-		if (old[i].conn)
-			PQfinish(old[i].conn);
+		snowflake_peer_disconnect(&old[i].conn);
 		pfree(old[i].conninfo);
 	}
 }
 
+/*
+ * Reads the answer of snowflake_node_info() into *info, checking it all
+ * first.  Its columns are found by name: a peer of a later version may
+ * have more.
+ */
 static bool
-parse_node_info(PGresult *res, NodeInfo *info, const char **error)
+read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 {
-	if (PQntuples(res) != 1 || PQnfields(res) != 8)
+	const char *what = "snowflake_node_info()";
+	enum
 	{
-		*error = _("unexpected answer to snowflake_node_info()");
+		NODE_ID, TOKEN, STARTED_AT, IN_RECOVERY, CLOCK, EPOCH, NODE_BITS,
+		SEQ_BITS, NCOLUMNS
+	};
+	static const struct
+	{
+		const char *name;
+		Oid			type;
+	}			columns[NCOLUMNS] = {
+		[NODE_ID] = {"node_id", INT4OID},
+		[TOKEN] = {"instance_token", INT8OID},
+		[STARTED_AT] = {"started_at_ms", INT8OID},
+		[IN_RECOVERY] = {"in_recovery", BOOLOID},
+		[CLOCK] = {"clock_ms", INT8OID},
+		[EPOCH] = {"epoch_ms", INT8OID},
+		[NODE_BITS] = {"node_bits", INT4OID},
+		[SEQ_BITS] = {"sequence_bits", INT4OID},
+	};
+	int			col[NCOLUMNS];
+	int64		v;
+
+	if (!snowflake_peer_check_rows(res, what, 1, 1, 64, error))
+		return false;
+	for (int i = 0; i < NCOLUMNS; i++)
+	{
+		col[i] = snowflake_peer_column(res, what, columns[i].name, columns[i].type,
+									   true, error);
+		if (col[i] < 0)
+			return false;
+	}
+
+	/* the layout first: the range of the node ID depends on it */
+	if (!snowflake_peer_get_int(res, 0, col[NODE_BITS], what, 0,
+								SNOWFLAKE_MAX_FIELD_BITS, NULL, &v, error))
+		return false;
+	info->node_bits = (int) v;
+	if (!snowflake_peer_get_int(res, 0, col[SEQ_BITS], what, 1,
+								SNOWFLAKE_MAX_FIELD_BITS - info->node_bits,
+								NULL, &v, error))
+		return false;
+	info->seq_bits = (int) v;
+	if (!snowflake_peer_get_int(res, 0, col[EPOCH], what, 0, MAX_UNIX_MS,
+								NULL, &info->epoch_ms, error) ||
+		!snowflake_peer_get_int(res, 0, col[NODE_ID], what, -1,
+								(INT64CONST(1) << info->node_bits) - 1,
+								NULL, &v, error))
+		return false;
+	info->node_id = (int) v;
+
+	return snowflake_peer_get_int(res, 0, col[TOKEN], what, PG_INT64_MIN,
+								  PG_INT64_MAX, NULL, &info->instance_token, error) &&
+		snowflake_peer_get_int(res, 0, col[STARTED_AT], what, 1, MAX_UNIX_MS,
+							   NULL, &info->started_at_ms, error) &&
+		snowflake_peer_get_bool(res, 0, col[IN_RECOVERY], what,
+								&info->in_recovery, error) &&
+		snowflake_peer_get_int(res, 0, col[CLOCK], what, 1, MAX_UNIX_MS,
+							   NULL, &info->clock_ms, error);
+}
+
+/*
+ * Asks target for its node info, within one deadline: connecting if its
+ * connection is not open, looking up the schema, calling the function.
+ * Returns true with *info filled, or false with *problem set.  A target
+ * that failed, or answered nonsense, is disconnected, so that the next
+ * round starts afresh.  *sent_ms and *received_ms are around the question.
+ */
+static bool
+ask_target(Target *target, NodeInfo *info, const char **problem,
+		   bool *hanging, int64 *sent_ms, int64 *received_ms)
+{
+	SnowflakePeerExchange ex;
+	PGresult   *res = NULL;
+	char	   *query = NULL;
+	const char *error = NULL;
+	bool		ok = false;
+
+	if (target->failed)
+	{
+		*problem = target->failed;
+		*hanging = target->failed_hanging;
+		*sent_ms = *received_ms = snowflake_wall_clock_ms();
 		return false;
 	}
-	for (int i = 0; i < 8; i++)
+
+	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
+	*sent_ms = snowflake_wall_clock_ms();
+	if (snowflake_peer_connect(&target->conn, target->conninfo, &ex))
+		query = node_info_query(&target->conn, &ex, &error);
+	if (query != NULL)
 	{
-		if (PQgetisnull(res, 0, i))
-		{
-			*error = _("unexpected answer to snowflake_node_info()");
-			return false;
-		}
+		/* the clocks are compared around this question alone */
+		*sent_ms = snowflake_wall_clock_ms();
+		res = snowflake_peer_query(&target->conn, query, &ex);
 	}
-	info->node_id = atoi(PQgetvalue(res, 0, 0));
-	info->instance_token = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
-	info->started_at_ms = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
-	info->in_recovery = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
-	info->clock_ms = strtoll(PQgetvalue(res, 0, 4), NULL, 10);
-	info->epoch_ms = strtoll(PQgetvalue(res, 0, 5), NULL, 10);
-	info->node_bits = atoi(PQgetvalue(res, 0, 6));
-	info->seq_bits = atoi(PQgetvalue(res, 0, 7));
-	return true;
+	*received_ms = snowflake_wall_clock_ms();
+	if (res != NULL)
+	{
+		ok = read_node_info(res, info, &error);
+		PQclear(res);
+	}
+	if (!ok)
+	{
+		*problem = error ? error : ex.error ? ex.error : _("unknown failure");
+		*hanging = ex.timed_out;
+		snowflake_peer_disconnect(&target->conn);
+	}
+	return ok;
 }
 
 static int64
@@ -500,7 +677,6 @@ check_peers(void)
 		int64		sent_ms;
 		int64		received_ms;
 		const char *problem = NULL;
-		PGresult   *res;
 		bool		hanging = false;
 		bool		reachable;
 		bool		self = false;
@@ -511,15 +687,8 @@ check_peers(void)
 
 		snowflake_describe_peer(targets[i].conninfo, name, sizeof(name));
 
-		sent_ms = snowflake_wall_clock_ms();
-		res = snowflake_peer_ask(&targets[i].conn, targets[i].conninfo,
-								 node_info_query,
-								 snowflake_monotonic_ms() + snowflake_peer_timeout,
-								 wait_event, &problem, &hanging);
-		received_ms = snowflake_wall_clock_ms();
-		reachable = res != NULL && parse_node_info(res, &info, &problem);
-		if (res)
-			PQclear(res);
+		reachable = ask_target(&targets[i], &info, &problem, &hanging,
+							   &sent_ms, &received_ms);
 
 		if (!reachable)
 		{
@@ -645,6 +814,7 @@ static void
 checker_start(void)
 {
 	wait_event = snowflake_wait_event("SnowflakePeerCheck");
+	snowflake_peer_limit_memory();
 	load_peer_list();
 	ereport(LOG,
 			(errmsg("%s started, checking %d listed servers every %d ms",
@@ -671,11 +841,7 @@ static void
 checker_stop(void)
 {
 	for (int i = 0; i < ntargets; i++)
-	{
-		if (targets[i].conn)
-			PQfinish(targets[i].conn);
-		targets[i].conn = NULL;
-	}
+		snowflake_peer_disconnect(&targets[i].conn);
 }
 
 /*

@@ -1,16 +1,39 @@
 /*-------------------------------------------------------------------------
  *
  * peer_client.c
- *	  One question to a peer over libpq, asynchronously, with a deadline:
- *	  the peer checker (peer_checker.c) must never hang on a peer that
- *	  stopped answering, and must answer SIGTERM at once.
+ *	  Questions to a peer over libpq, asynchronously, with a deadline, and
+ *	  the reading of its answers, for the peer checker (peer_checker.c).
  *
- * Every wait is a WaitLatchOrSocket() on the connection's socket and the
- * process latch, bounded by the deadline: a peer whose backend stalled
- * (statement_timeout, being server-side, cannot fire then) costs at most
- * snowflake.peer_timeout, and a shutdown request interrupts the wait.
- * Connections use TCP keepalives, so that a peer that vanished is noticed
- * by the kernel too, and are kept open between rounds.
+ * A peer is any server someone listed in snowflake.peers, or whatever
+ * answers at that address: nothing it sends is trusted.  So:
+ *
+ *	- One exchange (connecting if needed, then every question) has one
+ *	  deadline, snowflake.peer_timeout from its start.  Every wait is a
+ *	  WaitLatchOrSocket() bounded by it, and every loop, waiting or not,
+ *	  checks it and ShutdownRequestPending first: a peer that stalls, or
+ *	  keeps sending, costs at most the deadline and never holds up a
+ *	  shutdown.
+ *	- An exchange may receive at most MAX_RECEIVED_BYTES: libpq keeps what
+ *	  it reads (rows, parameter settings, notifications) until the result
+ *	  is complete, so a peer that never stops sending would otherwise make
+ *	  us keep it all.  The count is taken from the socket before libpq
+ *	  reads it (FIONREAD); it may count bytes twice, never skips a wait.
+ *	- Any result but the one expected (rows, then the end of the query)
+ *	  ends the connection: an error, COPY IN/OUT/BOTH, a second result.
+ *	  libpq would otherwise stay in COPY state, and PQgetResult() would
+ *	  hand out COPY results forever.
+ *	- Notices are dropped, not logged: the peer chooses their text.
+ *	  Every text of the peer that we keep (error messages) is cut to one
+ *	  short line of printable ASCII.
+ *	- Answers are read through the snowflake_peer_get_*() functions below,
+ *	  which check the shape of the result, the type, format, NULLness,
+ *	  syntax and range of each value before returning it.
+ *
+ * Connections use TCP keepalives and are kept open between rounds.  A
+ * failed question closes its connection, so that the next round starts
+ * afresh.  Host names are resolved by libpq inside PQconnectPoll(), which
+ * blocks for as long as the resolver takes; the deadline cannot cover that
+ * (use hostaddr, or a local resolver, for peers).
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -21,6 +44,9 @@
  */
 #include "postgres.h"
 
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+
 #include "libpq-fe.h"
 #include "miscadmin.h"
 #include "postmaster/interrupt.h"
@@ -30,64 +56,215 @@
 #include "snowflake.h"
 
 /*
- * Waits until the socket of conn is ready for what events asks, the
- * deadline (monotonic ms) passes, or a shutdown is requested.  Returns
- * false, with *error set, in the last two cases.
+ * What one exchange may receive.  The answers we ask for take a few hundred
+ * bytes, a Citus node list a few kilobytes per dozen nodes; the connection
+ * start-up, with TLS, a few kilobytes more.
  */
-static bool timed_out;
+#define MAX_RECEIVED_BYTES		(1024 * 1024)
 
+/*
+ * What the process asking peers may allocate beyond what it had when it
+ * started asking (see snowflake_peer_limit_memory()).
+ */
+#define MAX_PEER_MEMORY			(64 * 1024 * 1024)
+
+/* A text of the peer's that we keep: one line of at most this many bytes */
+#define MAX_PEER_TEXT			160
+
+/*
+ * Caps the private memory of this process at what it uses now plus
+ * MAX_PEER_MEMORY, for the process that asks peers, once, before the
+ * first question.
+ *
+ * libpq keeps a message whole before handing it over, in a buffer as
+ * large as the message says it is (up to 2 GB for a row, an error or a
+ * notice), and reads into it for as long as data keeps coming: a peer can
+ * make it allocate and fill far more than MAX_RECEIVED_BYTES before we
+ * get to count them.  With the cap, libpq's allocation fails at once
+ * ("lost synchronization with server"), and the exchange with it.  Only
+ * Linux counts mmap'd memory in RLIMIT_DATA, and tells the current size;
+ * elsewhere only the byte count and the deadline bound a peer.
+ */
+void
+snowflake_peer_limit_memory(void)
+{
+#if defined(__linux__) && defined(RLIMIT_DATA)
+	FILE	   *status = fopen("/proc/self/status", "r");
+	char		line[256];
+	unsigned long data_kb = 0;
+	struct rlimit limit;
+	rlim_t		wanted;
+
+	if (status == NULL)
+		return;
+	while (fgets(line, sizeof(line), status) != NULL)
+	{
+		if (sscanf(line, "VmData: %lu kB", &data_kb) == 1)
+			break;
+	}
+	fclose(status);
+	if (data_kb == 0 || getrlimit(RLIMIT_DATA, &limit) != 0)
+		return;
+
+	wanted = (rlim_t) data_kb * 1024 + MAX_PEER_MEMORY;
+	if (limit.rlim_max != RLIM_INFINITY && wanted > limit.rlim_max)
+		wanted = limit.rlim_max;
+	if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= wanted)
+		return;
+	limit.rlim_cur = wanted;
+	if (setrlimit(RLIMIT_DATA, &limit) != 0)
+		ereport(LOG,
+				(errmsg("could not limit the data size of the peer checker: %m")));
+	else
+		ereport(DEBUG1,
+				(errmsg_internal("peer checker data size limited to %lu kB",
+								 (unsigned long) (wanted / 1024))));
+#endif
+}
+
+/*
+ * Starts an exchange: its deadline is timeout_ms from now.
+ */
+void
+snowflake_peer_exchange_begin(SnowflakePeerExchange *ex, int timeout_ms,
+							  uint32 wait_event)
+{
+	ex->deadline = snowflake_monotonic_ms() + timeout_ms;
+	ex->wait_event = wait_event;
+	ex->received = 0;
+	ex->timed_out = false;
+	ex->error = NULL;
+}
+
+/*
+ * A copy of text the peer sent, fit to keep and to log: its first line, at
+ * most MAX_PEER_TEXT bytes, anything but printable ASCII replaced by '?'
+ * (the peer's encoding is not ours, and a newline would forge log lines).
+ */
+char *
+snowflake_peer_text(const char *text)
+{
+	size_t		len = strcspn(text, "\n");
+	char	   *copy;
+
+	if (len > MAX_PEER_TEXT)
+		len = MAX_PEER_TEXT;
+	copy = palloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+	{
+		unsigned char c = (unsigned char) text[i];
+
+		copy[i] = (c >= 0x20 && c < 0x7f) ? (char) c : '?';
+	}
+	copy[len] = '\0';
+	return copy;
+}
+
+/* libpq's message for conn, fit to keep */
+static const char *
+conn_error(PGconn *conn)
+{
+	const char *msg = PQerrorMessage(conn);
+
+	return (msg && msg[0]) ? snowflake_peer_text(msg) : _("connection failed");
+}
+
+/*
+ * Bytes waiting on the socket of conn, which libpq is about to read.
+ * Where the platform cannot tell, 0: then only the deadline bounds what a
+ * peer can send.
+ */
+static Size
+pending_bytes(PGconn *conn)
+{
+#if defined(FIONREAD) && !defined(WIN32)
+	int			n = 0;
+
+	if (ioctl(PQsocket(conn), FIONREAD, &n) == 0 && n > 0)
+		return (Size) n;
+#endif
+	return 0;
+}
+
+/*
+ * Whether the exchange may go on: false, with ex->error set, once a
+ * shutdown is requested, the deadline has passed or the peer sent too
+ * much.  Every loop of this file calls it before anything else.
+ */
 static bool
-wait_for_socket(PGconn *conn, int events, int64 deadline, uint32 wait_event,
-				const char **error)
+may_go_on(SnowflakePeerExchange *ex)
+{
+	if (ShutdownRequestPending)
+	{
+		ex->error = _("the peer checker is shutting down");
+		return false;
+	}
+	if (snowflake_monotonic_ms() >= ex->deadline)
+	{
+		ex->error = psprintf(_("no answer within %d ms (\"%s\")"),
+							 snowflake_peer_timeout, "snowflake.peer_timeout");
+		ex->timed_out = true;
+		return false;
+	}
+	if (ex->received > MAX_RECEIVED_BYTES)
+	{
+		ex->error = psprintf(_("the peer sent more than %d kB"),
+							 MAX_RECEIVED_BYTES / 1024);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Waits until the socket of conn is ready for events, or the latch is set.
+ * Returns false, with ex->error set, when the exchange must end instead.
+ * When the socket is readable, counts what waits there.
+ */
+static bool
+wait_for_socket(PGconn *conn, int events, SnowflakePeerExchange *ex)
 {
 	for (;;)
 	{
-		int64		left = deadline - snowflake_monotonic_ms();
+		int64		left;
 		int			rc;
 
-		if (ShutdownRequestPending)
-		{
-			*error = _("the peer checker is shutting down");
+		if (!may_go_on(ex))
 			return false;
-		}
-		if (left <= 0)
+		if (PQsocket(conn) < 0)
 		{
-			*error = psprintf(_("no answer within %d ms (\"%s\")"),
-							  snowflake_peer_timeout, "snowflake.peer_timeout");
-			timed_out = true;
+			ex->error = conn_error(conn);
 			return false;
 		}
 
+		left = ex->deadline - snowflake_monotonic_ms();
 		rc = WaitLatchOrSocket(MyLatch,
 							   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH | events,
-							   PQsocket(conn), (long) left, wait_event);
+							   PQsocket(conn), (long) Max(left, 1), ex->wait_event);
 		if (rc & WL_LATCH_SET)
 		{
 			ResetLatch(MyLatch);
 			CHECK_FOR_INTERRUPTS();
-			continue;
 		}
+		if (rc & WL_SOCKET_READABLE)
+			ex->received += pending_bytes(conn);
 		if (rc & events)
-			return true;
+			return may_go_on(ex);
 	}
 }
 
-/* libpq's message for conn, without its trailing newline */
-static const char *
-conn_error(PGconn *conn)
+/* Notices of a peer are not ours to log. */
+static void
+drop_notice(void *arg, const PGresult *res)
 {
-	char	   *msg = pstrdup(PQerrorMessage(conn));
-
-	msg[strcspn(msg, "\n")] = '\0';
-	return msg[0] ? msg : _("connection failed");
 }
 
 /*
- * Opens a connection to conninfo, without blocking past the deadline.
+ * Opens *conn to conninfo, unless it is open already.  Returns false, with
+ * ex->error set and *conn NULL, on failure.
  */
-static PGconn *
-connect_to_peer(const char *conninfo, int64 deadline, uint32 wait_event,
-				const char **error)
+bool
+snowflake_peer_connect(PGconn **conn, const char *conninfo,
+					   SnowflakePeerExchange *ex)
 {
 	static const char *const keywords[] = {
 		"dbname", "application_name", "keepalives", "keepalives_idle",
@@ -98,171 +275,174 @@ connect_to_peer(const char *conninfo, int64 deadline, uint32 wait_event,
 		/* nothing on the search_path can capture a name we use */
 		"-c search_path=pg_catalog,pg_temp", NULL
 	};
-	PGconn	   *conn;
+	PostgresPollingStatusType poll;
+
+	if (*conn != NULL && PQstatus(*conn) == CONNECTION_OK)
+		return true;
+	snowflake_peer_disconnect(conn);
 
 	/* expand_dbname: conninfo may be a connection string or a URI */
-	conn = PQconnectStartParams(keywords, values, 1);
-	if (conn == NULL)
+	*conn = PQconnectStartParams(keywords, values, 1);
+	if (*conn == NULL)
 	{
-		*error = _("out of memory");
-		return NULL;
+		ex->error = _("out of memory");
+		return false;
 	}
-	if (PQstatus(conn) == CONNECTION_BAD)
+	if (PQstatus(*conn) == CONNECTION_BAD)
 	{
-		*error = conn_error(conn);
-		PQfinish(conn);
-		return NULL;
+		ex->error = conn_error(*conn);
+		snowflake_peer_disconnect(conn);
+		return false;
 	}
+	PQsetNoticeReceiver(*conn, drop_notice, NULL);
 
+	/* libpq's documented loop: wait for writing first */
+	poll = PGRES_POLLING_WRITING;
 	for (;;)
 	{
-		PostgresPollingStatusType poll = PQconnectPoll(conn);
 		int			events;
 
 		if (poll == PGRES_POLLING_OK)
-			return conn;
+			break;
 		if (poll == PGRES_POLLING_FAILED)
 		{
-			*error = conn_error(conn);
-			PQfinish(conn);
-			return NULL;
+			ex->error = conn_error(*conn);
+			snowflake_peer_disconnect(conn);
+			return false;
 		}
-		events = poll == PGRES_POLLING_READING ? WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE;
-		if (!wait_for_socket(conn, events, deadline, wait_event, error))
+		events = poll == PGRES_POLLING_READING ?
+			WL_SOCKET_READABLE : WL_SOCKET_WRITEABLE;
+		if (!wait_for_socket(*conn, events, ex))
 		{
-			PQfinish(conn);
-			return NULL;
+			snowflake_peer_disconnect(conn);
+			return false;
 		}
+		poll = PQconnectPoll(*conn);
 	}
+
+	/* so that no send, PQfinish()'s included, can block */
+	if (PQsetnonblocking(*conn, 1) != 0)
+	{
+		ex->error = conn_error(*conn);
+		snowflake_peer_disconnect(conn);
+		return false;
+	}
+	return true;
 }
 
 /*
- * Sends query (no parameters) and waits for its result, without blocking
- * past the deadline.  Returns the result of a successful query returning
- * rows, or NULL with *error set.
+ * Reads what the socket of conn holds into libpq.  Returns false, with
+ * ex->error set, if the connection failed.
  */
-static PGresult *
-run_query(PGconn *conn, const char *query, int64 deadline, uint32 wait_event,
-		  const char **error)
+static bool
+consume_input(PGconn *conn, SnowflakePeerExchange *ex)
+{
+	PGnotify   *notify;
+	bool		ok = PQconsumeInput(conn) != 0;
+
+	/* notifications pile up in libpq until taken: we want none */
+	while ((notify = PQnotifies(conn)) != NULL)
+		PQfreemem(notify);
+	if (!ok)
+		ex->error = conn_error(conn);
+	return ok;
+}
+
+/*
+ * Sends query (no parameters) on the open connection *conn and reads its
+ * answer to the end.  Returns the result, which holds rows, or NULL with
+ * ex->error set; then *conn is closed and set to NULL, whatever state it
+ * was left in.
+ */
+PGresult *
+snowflake_peer_query(PGconn **conn, const char *query,
+					 SnowflakePeerExchange *ex)
 {
 	PGresult   *result = NULL;
 	PGresult   *res;
+	int			flush;
 
-	if (!PQsendQuery(conn, query))
+	if (!may_go_on(ex))
+		goto fail;
+	if (!PQsendQuery(*conn, query))
 	{
-		*error = conn_error(conn);
-		return NULL;
+		ex->error = conn_error(*conn);
+		goto fail;
 	}
-	for (;;)
-	{
-		int			flush = PQflush(conn);
 
+	/* send it all, reading meanwhile, as libpq's nonblocking mode wants */
+	while ((flush = PQflush(*conn)) != 0)
+	{
 		if (flush < 0)
 		{
-			*error = conn_error(conn);
-			return NULL;
+			ex->error = conn_error(*conn);
+			goto fail;
 		}
-		if (flush == 0)
-			break;
-		if (!wait_for_socket(conn, WL_SOCKET_WRITEABLE, deadline, wait_event, error))
-			return NULL;
+		if (!wait_for_socket(*conn, WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE, ex) ||
+			!consume_input(*conn, ex))
+			goto fail;
 	}
 
+	/* then read until the query is over: one result with rows, nothing else */
 	for (;;)
 	{
-		while (PQisBusy(conn))
+		if (!may_go_on(ex))
+			goto fail;
+		if (PQisBusy(*conn))
 		{
-			if (!wait_for_socket(conn, WL_SOCKET_READABLE, deadline, wait_event, error))
-			{
-				if (result)
-					PQclear(result);
-				return NULL;
-			}
-			if (!PQconsumeInput(conn))
-			{
-				*error = conn_error(conn);
-				if (result)
-					PQclear(result);
-				return NULL;
-			}
+			if (!wait_for_socket(*conn, WL_SOCKET_READABLE, ex) ||
+				!consume_input(*conn, ex))
+				goto fail;
+			continue;
 		}
-		res = PQgetResult(conn);
+
+		res = PQgetResult(*conn);
 		if (res == NULL)
-			break;
-		/* keep the first result; read the rest to leave the connection idle */
-		if (result == NULL)
+			break;				/* the query is over */
+		if (PQresultStatus(res) == PGRES_TUPLES_OK && result == NULL)
+		{
 			result = res;
+			continue;
+		}
+
+		if (PQresultStatus(res) == PGRES_FATAL_ERROR)
+		{
+			const char *msg = PQresultErrorMessage(res);
+
+			ex->error = (msg && msg[0]) ? snowflake_peer_text(msg) : conn_error(*conn);
+		}
+		else if (PQresultStatus(res) == PGRES_TUPLES_OK)
+			ex->error = _("the peer answered with more than one result");
 		else
-			PQclear(res);
+			ex->error = psprintf(_("the peer answered with an unexpected result (%s)"),
+								 PQresStatus(PQresultStatus(res)));
+		PQclear(res);
+		goto fail;
 	}
 
-	if (result == NULL || PQresultStatus(result) != PGRES_TUPLES_OK)
+	if (result == NULL)
 	{
-		char	   *msg = pstrdup(result ? PQresultErrorMessage(result) : _("no result"));
-
-		msg[strcspn(msg, "\n")] = '\0';
-		*error = msg;
-		if (result)
-			PQclear(result);
-		return NULL;
+		ex->error = _("the peer answered with no result");
+		goto fail;
 	}
 	return result;
+
+fail:
+	if (result)
+		PQclear(result);
+	snowflake_peer_disconnect(conn);
+	return NULL;
 }
 
 /*
- * Asks a peer one question.  *conn is the connection kept for this peer
- * (NULL if none); it is opened if needed, and closed and set to NULL on any
- * failure, so that the next round starts afresh.  build_query is given the
- * connection to build the question on (it may ask questions of its own,
- * through snowflake_peer_query_once()).  Returns the result, or NULL with
- * *error set, and *hanging set if the peer did not answer in time.  The
- * whole exchange ends by the deadline (monotonic ms).
+ * Closes *conn, if open, and sets it to NULL.
  */
-PGresult *
-snowflake_peer_ask(PGconn **conn, const char *conninfo,
-				   SnowflakePeerQueryBuilder build_query,
-				   int64 deadline, uint32 wait_event, const char **error,
-				   bool *hanging)
+void
+snowflake_peer_disconnect(PGconn **conn)
 {
-	PGresult   *res;
-	char	   *query;
-
-	timed_out = false;
-
-	if (*conn != NULL && PQstatus(*conn) != CONNECTION_OK)
-	{
+	if (*conn != NULL)
 		PQfinish(*conn);
-		*conn = NULL;
-	}
-	if (*conn == NULL)
-	{
-		*conn = connect_to_peer(conninfo, deadline, wait_event, error);
-		if (*conn == NULL)
-		{
-			*hanging = timed_out;
-			return NULL;
-		}
-	}
-
-	query = build_query(*conn, deadline, wait_event, error);
-	res = query ? run_query(*conn, query, deadline, wait_event, error) : NULL;
-	if (res == NULL)
-	{
-		PQfinish(*conn);
-		*conn = NULL;
-	}
-	*hanging = timed_out;
-	return res;
-}
-
-/*
- * One query on an open connection, for build_query callbacks.
- */
-PGresult *
-snowflake_peer_query_once(PGconn *conn, const char *query, int64 deadline,
-						  uint32 wait_event, const char **error)
-{
-	return run_query(conn, query, deadline, wait_event, error);
+	*conn = NULL;
 }
 
 /*
@@ -298,4 +478,240 @@ snowflake_describe_peer(const char *conninfo, char *buf, size_t len)
 			 host ? host : "(default)", port ? port : "(default)",
 			 dbname ? dbname : "(default)");
 	PQconninfoFree(opts);
+}
+
+/* ----------
+ * Reading an answer.  "what" names the question in messages, such as
+ * "snowflake_node_info()"; column names are the ones we asked for.
+ * ----------
+ */
+
+/*
+ * Checks that res has between min_rows and max_rows rows and at most
+ * max_fields columns.
+ */
+bool
+snowflake_peer_check_rows(const PGresult *res, const char *what,
+						  int min_rows, int max_rows, int max_fields,
+						  const char **error)
+{
+	int			nrows = PQntuples(res);
+
+	if (PQnfields(res) > max_fields)
+	{
+		*error = psprintf(_("%s returned %d columns, more than the %d expected"),
+						  what, PQnfields(res), max_fields);
+		return false;
+	}
+	if (nrows < min_rows || nrows > max_rows)
+	{
+		if (min_rows == max_rows)
+			*error = psprintf(_("%s returned %d rows instead of %d"),
+							  what, nrows, min_rows);
+		else
+			*error = psprintf(_("%s returned %d rows, not %d to %d"),
+							  what, nrows, min_rows, max_rows);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The number of the column called name, checked to be of type type in text
+ * format; -1 if there is none (an error only when required) or if it is not
+ * fit to read, with *error set.
+ */
+int
+snowflake_peer_column(const PGresult *res, const char *what, const char *name,
+					  Oid type, bool required, const char **error)
+{
+	int			col = -1;
+
+	*error = NULL;
+	for (int i = 0; i < PQnfields(res); i++)
+	{
+		const char *fname = PQfname(res, i);
+
+		if (fname == NULL || strcmp(fname, name) != 0)
+			continue;
+		if (col >= 0)
+		{
+			*error = psprintf(_("%s returned column \"%s\" twice"), what, name);
+			return -1;
+		}
+		col = i;
+	}
+	if (col < 0)
+	{
+		if (required)
+			*error = psprintf(_("%s returned no column \"%s\""), what, name);
+		return -1;
+	}
+	if (PQftype(res, col) != type)
+	{
+		*error = psprintf(_("column \"%s\" of %s has type OID %u instead of %u"),
+						  name, what, PQftype(res, col), type);
+		return -1;
+	}
+	if (PQfformat(res, col) != 0)
+	{
+		*error = psprintf(_("column \"%s\" of %s is not in text format"), name, what);
+		return -1;
+	}
+	return col;
+}
+
+/*
+ * The text of a value, checked to be present (unless isnull is given, and
+ * then *isnull says whether it is NULL), at most max_len bytes long, and
+ * without a zero byte inside.  NULL with *error set otherwise.
+ */
+static const char *
+get_text(const PGresult *res, int row, int col, const char *what, int max_len,
+		 bool *isnull, const char **error)
+{
+	const char *value;
+	int			len;
+
+	if (row < 0 || row >= PQntuples(res) || col < 0 || col >= PQnfields(res))
+	{
+		*error = psprintf(_("%s returned too few rows or columns"), what);
+		return NULL;
+	}
+	if (isnull)
+		*isnull = false;
+	if (PQgetisnull(res, row, col))
+	{
+		if (isnull)
+		{
+			*isnull = true;
+			return "";
+		}
+		*error = psprintf(_("column \"%s\" of %s is NULL"), PQfname(res, col), what);
+		return NULL;
+	}
+	value = PQgetvalue(res, row, col);
+	len = PQgetlength(res, row, col);
+	if (value == NULL || len < 0 || len > max_len)
+	{
+		*error = psprintf(_("column \"%s\" of %s is longer than %d bytes"),
+						  PQfname(res, col), what, max_len);
+		return NULL;
+	}
+	if (strlen(value) != (size_t) len)
+	{
+		*error = psprintf(_("column \"%s\" of %s holds a zero byte"),
+						  PQfname(res, col), what);
+		return NULL;
+	}
+	return value;
+}
+
+/*
+ * The integer in a value, as int4 and int8 print it: an optional minus
+ * sign and 1 to 19 digits, nothing else; it must lie in [min, max].  With
+ * isnull given, NULL is allowed and reported there.
+ */
+bool
+snowflake_peer_get_int(const PGresult *res, int row, int col, const char *what,
+					   int64 min, int64 max, bool *isnull, int64 *value,
+					   const char **error)
+{
+	const char *text = get_text(res, row, col, what, 20, isnull, error);
+	const char *p;
+	bool		negative;
+	uint64		magnitude = 0;
+
+	if (text == NULL)
+		return false;
+	if (isnull && *isnull)
+	{
+		*value = 0;
+		return true;
+	}
+
+	p = text;
+	negative = *p == '-';
+	if (negative)
+		p++;
+	if (*p == '\0')
+		goto syntax;
+	for (; *p; p++)
+	{
+		if (*p < '0' || *p > '9')
+			goto syntax;
+		/* stop well before uint64 overflows: 2^63 has 19 digits */
+		if (magnitude > PG_INT64_MAX / 10)
+			goto range;
+		magnitude = magnitude * 10 + (*p - '0');
+	}
+	if (magnitude > (uint64) PG_INT64_MAX + (negative ? 1 : 0))
+		goto range;
+	*value = negative ? (int64) (0 - magnitude) : (int64) magnitude;
+	if (*value < min || *value > max)
+		goto range;
+	return true;
+
+syntax:
+	*error = psprintf(_("column \"%s\" of %s is not an integer"),
+					  PQfname(res, col), what);
+	return false;
+range:
+	*error = psprintf(_("column \"%s\" of %s is out of range (%lld to %lld)"),
+					  PQfname(res, col), what, (long long) min, (long long) max);
+	return false;
+}
+
+/*
+ * The boolean in a value: "t" or "f", as bool prints it.
+ */
+bool
+snowflake_peer_get_bool(const PGresult *res, int row, int col, const char *what,
+						bool *value, const char **error)
+{
+	const char *text = get_text(res, row, col, what, 5, NULL, error);
+
+	if (text == NULL)
+		return false;
+	if (strcmp(text, "t") != 0 && strcmp(text, "f") != 0)
+	{
+		*error = psprintf(_("column \"%s\" of %s is not a boolean"),
+						  PQfname(res, col), what);
+		return false;
+	}
+	*value = text[0] == 't';
+	return true;
+}
+
+/*
+ * The string in a value: not NULL, 1 to max_len bytes, no control
+ * character, and with ascii_only nothing but printable ASCII.  It goes
+ * into a connection string or a query, quoted; a control character there
+ * is more likely an attack than part of a host or schema name.
+ */
+const char *
+snowflake_peer_get_string(const PGresult *res, int row, int col,
+						  const char *what, int max_len, bool ascii_only,
+						  const char **error)
+{
+	const char *text = get_text(res, row, col, what, max_len, NULL, error);
+
+	if (text == NULL)
+		return NULL;
+	if (text[0] == '\0')
+	{
+		*error = psprintf(_("column \"%s\" of %s is empty"), PQfname(res, col), what);
+		return NULL;
+	}
+	for (const char *p = text; *p; p++)
+	{
+		if ((unsigned char) *p < 0x20 || (unsigned char) *p == 0x7f ||
+			(ascii_only && (unsigned char) *p > 0x7f))
+		{
+			*error = psprintf(_("column \"%s\" of %s holds a character not allowed there"),
+							  PQfname(res, col), what);
+			return NULL;
+		}
+	}
+	return text;
 }

@@ -28,7 +28,8 @@
  *	clock_watcher.c		the clock-watcher worker's work [shared: its pid]
  *	peer_checker.c		the peer-checker worker and snowflake_peers()
  *						[shared: what it saw of each peer]
- *	peer_client.c		one query to a peer, asynchronous, with timeouts
+ *	peer_client.c		questions to a peer, asynchronous, with a deadline;
+ *						answers checked before they are read (peer_client.h)
  *	node_info.c			snowflake_node_info(), what peers ask us
  *	status.c			snowflake_status(), from the owners' snapshots
  *	type_io.c			the type's input, output and casts
