@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include <ctype.h>
+#include <limits.h>
 
 #include "miscadmin.h"
 #include "utils/datetime.h"
@@ -31,8 +32,8 @@
 
 #include "compat.h"
 #include "layout.h"
+#include "peer_list.h"
 #include "settings.h"
-#include "workers.h"
 
 /* GUC variables */
 int			snowflake_node_id = -1;
@@ -304,23 +305,39 @@ check_node_id(int *newval, void **extra, GucSource source)
 }
 
 /*
- * Check hook for snowflake.peers: a list of connection strings (see
- * peer_checker.c).
+ * Check hook for snowflake.peers: a list of connection strings, parsed
+ * here once (peer_list.c); the parsed list is the setting's extra, one
+ * flat malloc'd block that guc.c frees when the value is replaced.
  */
 static bool
 check_peers(char **newval, void **extra, GucSource source)
 {
-	List	   *entries;
+	SnowflakePeerList *list;
 	char	   *error = NULL;
-	bool		legacy;
 
-	if (!snowflake_parse_peers(*newval, &entries, &error, &legacy))
+	list = snowflake_peer_list_parse(*newval, &error);
+	if (list == NULL)
 	{
 		GUC_check_errdetail("%s", error);
 		GUC_check_errhint("Write each connection string in double quotes, separated by commas.");
 		return false;
 	}
+	*extra = guc_malloc(LOG, list->size);
+	if (*extra == NULL)
+		return false;
+	memcpy(*extra, list, list->size);
+	pfree(list);
 	return true;
+}
+
+/*
+ * Assign hook for snowflake.peers: installs the list the check hook
+ * parsed, for the peer checker.
+ */
+static void
+assign_peers(const char *newval, void *extra)
+{
+	snowflake_peer_list = (const SnowflakePeerList *) extra;
 }
 
 /* every parameter, for the start-up recheck in snowflake_define_settings() */
@@ -473,7 +490,7 @@ snowflake_define_settings(bool preloading)
 							   &snowflake_peers,
 							   "",
 							   PGC_SIGHUP, GUC_SUPERUSER_ONLY,
-							   check_peers, NULL, NULL);
+							   check_peers, assign_peers, NULL);
 
 	DefineCustomIntVariable("snowflake.peer_check_interval",
 							"Sets how often the peers are checked.",

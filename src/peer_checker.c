@@ -5,37 +5,50 @@
  *	  coordinator: the "snowflake peer checker" background worker, what it
  *	  found (shared state), and snowflake_peers(), which shows it.
  *
- * snowflake.peers lists the other servers: libpq connection strings or
- * URIs, separated by commas, each in double quotes when it holds a comma
- * or a space (a GUC list, like search_path).  An entry "citus:<conninfo>"
- * stands for every active primary node of the Citus cluster that server
- * belongs to, as its pg_dist_node lists them at each round: nodes added
- * later are checked too.
+ * snowflake.peers lists the other servers (its syntax is peer_list.c's;
+ * the checker reads the list the setting's assign hook installed).  An
+ * entry "citus:<conninfo>" stands for every active primary node of the
+ * Citus cluster that server belongs to, as its pg_dist_node lists them at
+ * each round: nodes added later are checked too.
  *
- * Every snowflake.peer_check_interval the worker asks each peer for
- * snowflake_node_info() (node_info.c): its node ID, layout, start time,
- * whether it is in recovery, and its clock.  It calls the function in the
- * schema where the peer's extension lives, looked up in pg_extension, with
- * search_path set to pg_catalog, so that no object another role created on
- * the peer can answer in its place.  Each exchange runs asynchronously
- * with a deadline (peer_client.c): a peer that stops answering is
- * reported as such after snowflake.peer_timeout, and the worker answers
- * SIGTERM at once.  Every answer is checked before it is read: what a
- * peer sends can make it "unreachable", never crash or stall us.
+ * A ROUND, every snowflake.peer_check_interval, has three steps:
+ *
+ *	ask		the network part.  Work out the targets (the listed servers,
+ *			and the nodes of each listed Citus cluster, read from it), then
+ *			ask each for snowflake_node_info() (node_info.c): its node ID,
+ *			layout, start time, whether it is in recovery, and its clock.
+ *			The function is called in the schema where the peer's extension
+ *			lives, looked up in pg_extension, with search_path set to
+ *			pg_catalog, so that no object another role created on the peer
+ *			can answer in its place.  Each exchange has its deadline,
+ *			snowflake.peer_timeout, and every answer is checked before it
+ *			is read (peer_client.c): what a peer sends can make it
+ *			"unreachable", never crash or stall us.
+ *	judge	pure logic, no I/O: judge_round() decides from the answers
+ *			alone which peers conflict with us and whether we yield.
+ *	publish	one short LWLock section puts the round's findings in shared
+ *			memory; then the log messages.
  *
  * Two primaries that both generate IDs (each has a node ID) with the same
  * node ID, or with different layouts, whose fields overlap, would hand out
  * colliding IDs; the one that started later stops generating
- * (snowflake.node_conflict = refuse) or only warns (warn).  The decision
- * is the same on both sides, so exactly one of them yields.  A standby
- * legitimately shares its primary's node ID, and a server without a node
- * ID generates nothing: both are left alone.  A server finding itself in
- * the list (same instance token) skips itself.  The same round trip
- * measures each peer's clock against ours.
+ * (snowflake.node_conflict = refuse) or only warns (warn); ties go by
+ * instance token.  The decision is the same on both sides, so exactly one
+ * of them yields.
+ *
+ * A standby legitimately shares its primary's node ID, and a server
+ * without a node ID generates nothing: both are left alone.  A server
+ * finding itself in the list (same instance token) skips itself.  The same
+ * round trip measures each peer's clock against ours.
  *
  * A conflict, once found, lasts until a round reaches every listed peer and
  * finds none that conflicts: losing sight of a peer is no evidence that it
  * went away, and neither is a reload of the peer list.
+ *
+ * Each target keeps its state (its connection, whether we warned about it)
+ * across rounds and reloads, found again by its connection string, for as
+ * long as it is listed: the list may be reordered.  Shared memory holds
+ * what the last round published, in list order, for snowflake_peers().
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -57,13 +70,13 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
-#include "utils/varlena.h"
 
 #include "peer_client.h"
 #include "admission.h"
 #include "clock.h"
 #include "compat.h"
 #include "layout.h"
+#include "peer_list.h"
 #include "records.h"
 #include "settings.h"
 #include "workers.h"
@@ -75,7 +88,6 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 #define PEER_NAME_LEN			128
 #define PEER_STATUS_LEN			256
 #define CONFLICT_DETAIL_LEN		256
-#define CITUS_PREFIX			"citus:"
 
 /* 9999-12-31 23:59:59.999 UTC: a later time in an answer is nonsense */
 #define MAX_UNIX_MS				INT64CONST(253402300799999)
@@ -98,7 +110,7 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 	" WHERE isactive AND noderole OPERATOR(pg_catalog.=) 'primary'" \
 	" ORDER BY nodename, nodeport"
 
-/* What the checker last saw of one peer */
+/* What the checker last saw of one peer, as snowflake_peers() shows it */
 typedef struct PeerStatus
 {
 	char		name[PEER_NAME_LEN];	/* host, port, dbname */
@@ -107,7 +119,6 @@ typedef struct PeerStatus
 	bool		reachable;
 	bool		self;			/* the list names this very server */
 	bool		in_recovery;
-	bool		warned;			/* we logged that it conflicts with us */
 	int64		skew_ms;		/* its clock minus ours */
 	int64		rtt_ms;
 	int64		checked_at;		/* Unix ms, 0 if never */
@@ -120,12 +131,12 @@ typedef struct PeersShared
 	pg_atomic_uint32 conflict;	/* 1 while a conflict is in force */
 	char		conflict_detail[CONFLICT_DETAIL_LEN];
 	int			npeers;
-	PeerStatus	peers[MAX_PEERS];
+	PeerStatus	peers[MAX_PEERS];	/* in the order of the targets */
 } PeersShared;
 
 static PeersShared *peers_shared = NULL;
 
-/* What a peer says of itself (snowflake_node_info()) */
+/* What a server says of itself (snowflake_node_info()) */
 typedef struct NodeInfo
 {
 	int			node_id;		/* -1 if not set */
@@ -138,21 +149,64 @@ typedef struct NodeInfo
 	int			seq_bits;
 } NodeInfo;
 
-/* A server to check this round, and the connection kept to it */
+/* What asking one target gave this round */
+typedef struct Answer
+{
+	bool		done;			/* there is an answer, good or bad */
+	bool		reachable;		/* and info holds it */
+	bool		hanging;		/* the deadline passed */
+	const char *problem;		/* why not reachable */
+	NodeInfo	info;
+	int64		sent_ms;		/* Unix ms around the question */
+	int64		received_ms;
+} Answer;
+
+/*
+ * A server to check: a listed entry, or a node of a listed Citus cluster.
+ * Its connection string is its identity; a target of the next round with
+ * the same one takes over its connection and its state.
+ */
 typedef struct Target
 {
 	char	   *conninfo;
+	char	   *citus_entry;	/* the entry it came from, if a Citus node */
 	PGconn	   *conn;
-	const char *failed;			/* set: the Citus node list of this entry
-								 * could not be read, and why */
-	bool		failed_hanging;
+	bool		warned;			/* we logged that it conflicts with us */
+	Answer		answer;			/* this round's */
 } Target;
 
-/* In the worker: the entries of snowflake.peers, and the targets */
-static MemoryContext list_cxt = NULL;
-static List *entries = NIL;		/* of char *, as listed */
-static Target targets[MAX_PEERS];
+/* This server, as the judge compares it with its peers */
+typedef struct SelfView
+{
+	int			node_id;
+	int64		instance_token;
+	int64		started_at_ms;
+	bool		in_recovery;
+	const SnowflakeLayout *layout;
+} SelfView;
+
+/* What the judge made of one answer */
+typedef struct Verdict
+{
+	char		status[PEER_STATUS_LEN];
+	bool		self;
+	bool		conflicts;
+	bool		we_yield;
+} Verdict;
+
+/* ... and of the whole round */
+typedef struct RoundVerdict
+{
+	bool		yield;			/* we yield to some peer */
+	bool		all_reached;	/* every target answered */
+	char		conflict[CONFLICT_DETAIL_LEN];	/* the first we yield to */
+} RoundVerdict;
+
+/* In the worker: the targets, in a memory context of their own */
+static MemoryContext targets_cxt = NULL;
+static Target *targets = NULL;
 static int	ntargets = 0;
+static bool reported_too_many = false;
 static uint32 wait_event = 0;
 
 Size
@@ -185,72 +239,16 @@ snowflake_instance_token(void)
 	return peers_shared->instance_token;
 }
 
-/*
- * Splits a value of snowflake.peers into its entries.  The value is a GUC
- * list: entries separated by commas, each in double quotes when it holds a
- * comma or white space (a double quote inside written twice).  A value in
- * the unquoted form of version 1.4, entries with spaces and no quotes, is
- * still read, split at every comma, with *legacy set.  Every entry must be
- * a valid connection string or URI, after an optional "citus:".  Returns
- * false with *error set otherwise.  Allocates in the current memory
- * context; raises no error, so that a GUC check hook can use it.
- */
-bool
-snowflake_parse_peers(const char *value, List **result, char **error,
-					  bool *legacy)
+static int64
+start_time_ms(void)
 {
-	char	   *copy = pstrdup(value ? value : "");
-	List	   *list = NIL;
-	ListCell   *lc;
-
-	*legacy = false;
-	if (!SplitGUCList(copy, ',', &list))
-	{
-		char	   *entry;
-		char	   *saveptr = NULL;
-
-		if (strchr(value, '"') != NULL)
-		{
-			*error = pstrdup(_("A list entry in double quotes is not closed, or is not followed by a comma."));
-			return false;
-		}
-		/* version 1.4 syntax; one entry without a comma is unambiguous */
-		*legacy = strchr(value, ',') != NULL;
-		list = NIL;
-		copy = pstrdup(value);
-		for (entry = strtok_r(copy, ",", &saveptr); entry != NULL;
-			 entry = strtok_r(NULL, ",", &saveptr))
-		{
-			while (*entry == ' ' || *entry == '\t')
-				entry++;
-			if (*entry != '\0')
-				list = lappend(list, entry);
-		}
-	}
-
-	foreach(lc, list)
-	{
-		const char *entry = (const char *) lfirst(lc);
-		const char *conninfo = entry;
-		char	   *errmsg = NULL;
-		PQconninfoOption *opts;
-
-		if (strncmp(entry, CITUS_PREFIX, strlen(CITUS_PREFIX)) == 0)
-			conninfo = entry + strlen(CITUS_PREFIX);
-		opts = PQconninfoParse(conninfo, &errmsg);
-		if (opts == NULL)
-		{
-			*error = psprintf(_("Entry \"%s\" is not a valid connection string: %s"),
-							  entry, errmsg ? errmsg : _("out of memory"));
-			if (errmsg)
-				PQfreemem(errmsg);
-			return false;
-		}
-		PQconninfoFree(opts);
-	}
-	*result = list;
-	return true;
+	return PgStartTime / 1000 + SNOWFLAKE_PG_EPOCH_UNIX_MS;
 }
+
+/* ----------
+ * Ask: the targets, and what each says of itself
+ * ----------
+ */
 
 /*
  * Quotes a libpq connection string value.
@@ -298,38 +296,199 @@ conninfo_for_node(const char *base, const char *host, int port)
 	return buf.data;
 }
 
+/* The targets being built for a round, and those of the last one */
+typedef struct TargetSet
+{
+	MemoryContext cxt;
+	Target	   *targets;		/* MAX_PEERS of them */
+	int			n;
+	bool		too_many;		/* more were listed */
+} TargetSet;
+
 /*
- * Reads snowflake.peers into the worker's entry list.  Connections of
- * servers no longer listed are closed at the next round.
+ * Adds conninfo to the new set, unless it is there already, taking over
+ * the connection and state of the last round's target of that name.
+ * Returns the target, or NULL if there is no room or it was there.
+ */
+static Target *
+add_target(TargetSet *set, const char *conninfo, const char *citus_entry)
+{
+	Target	   *t;
+
+	for (int i = 0; i < set->n; i++)
+	{
+		if (strcmp(set->targets[i].conninfo, conninfo) == 0)
+			return NULL;
+	}
+	if (set->n == MAX_PEERS)
+	{
+		set->too_many = true;
+		return NULL;
+	}
+
+	t = &set->targets[set->n++];
+	memset(t, 0, sizeof(Target));
+	t->conninfo = MemoryContextStrdup(set->cxt, conninfo);
+	t->citus_entry = citus_entry ? MemoryContextStrdup(set->cxt, citus_entry) : NULL;
+	for (int i = 0; i < ntargets; i++)
+	{
+		Target	   *old = &targets[i];
+
+		if (old->conninfo != NULL && strcmp(old->conninfo, conninfo) == 0)
+		{
+			t->conn = old->conn;
+			t->warned = old->warned;
+			/* taken: what is left in the old set is closed */
+			old->conn = NULL;
+			old->conninfo = NULL;
+			break;
+		}
+	}
+	return t;
+}
+
+/*
+ * Reads the Citus node list into hosts and ports (*n of them), checking
+ * every row before anything is used.  Returns false with *error set.
+ */
+static bool
+read_citus_nodes(const PGresult *res, char ***hosts, int **ports, int *n,
+				 const char **error)
+{
+	const char *what = "pg_dist_node";
+	int			host_col;
+	int			port_col;
+
+	if (!snowflake_peer_check_rows(res, what, 0, MAX_CITUS_ROWS, 2, error))
+		return false;
+	host_col = snowflake_peer_column(res, what, "nodename", TEXTOID, true, error);
+	if (host_col < 0)
+		return false;
+	port_col = snowflake_peer_column(res, what, "nodeport", INT4OID, true, error);
+	if (port_col < 0)
+		return false;
+
+	*n = PQntuples(res);
+	*hosts = palloc(sizeof(char *) * Max(*n, 1));
+	*ports = palloc(sizeof(int) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		const char *host;
+		int64		port;
+
+		host = snowflake_peer_get_string(res, i, host_col, what, MAX_HOST_LEN,
+										 true, error);
+		if (host == NULL ||
+			!snowflake_peer_get_int(res, i, port_col, what, 1, 65535, NULL, &port, error))
+			return false;
+		(*hosts)[i] = pstrdup(host);
+		(*ports)[i] = (int) port;
+	}
+	return true;
+}
+
+/*
+ * Adds the nodes of the Citus cluster that base (a connection string of
+ * one of its servers) belongs to.  If the list cannot be read, the entry
+ * becomes a target of its own that failed, so that the failure shows in
+ * snowflake_peers(), and the nodes read last time stay targets: a
+ * coordinator out of sight hides no conflict among its workers.
  */
 static void
-load_peer_list(void)
+add_citus_targets(TargetSet *set, const char *base)
 {
-	char	   *error = NULL;
-	bool		legacy;
-	MemoryContext oldcxt;
+	SnowflakePeerExchange ex;
+	PGconn	   *conn = NULL;
+	PGresult   *res = NULL;
+	const char *error = NULL;
+	char	  **hosts;
+	int		   *ports;
+	int			n;
+	bool		ok = false;
 
-	if (list_cxt == NULL)
-		list_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake peer list",
-										 ALLOCSET_SMALL_SIZES);
-	MemoryContextReset(list_cxt);
-	entries = NIL;
-
-	oldcxt = MemoryContextSwitchTo(list_cxt);
-	if (!snowflake_parse_peers(snowflake_peers, &entries, &error, &legacy))
+	/* a connection of its own, closed at once: it is a lookup */
+	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
+	if (snowflake_peer_connect(&conn, base, &ex))
+		res = snowflake_peer_query(&conn, CITUS_NODES_QUERY, &ex);
+	snowflake_peer_disconnect(&conn);
+	if (res == NULL)
+		error = ex.error;
+	else
 	{
-		/* the check hook refused it already; keep checking nothing */
-		entries = NIL;
-		ereport(WARNING,
-				(errmsg("invalid value for parameter \"%s\"", "snowflake.peers"),
-				 errdetail_internal("%s", error)));
+		ok = read_citus_nodes(res, &hosts, &ports, &n, &error);
+		PQclear(res);
 	}
-	else if (legacy)
+
+	if (ok)
+	{
+		for (int i = 0; i < n; i++)
+			(void) add_target(set, conninfo_for_node(base, hosts[i], ports[i]), base);
+		return;
+	}
+
+	{
+		Target	   *t = add_target(set, base, NULL);
+
+		if (t != NULL)
+		{
+			t->answer.done = true;
+			t->answer.hanging = ex.timed_out;
+			t->answer.problem = psprintf(_("could not read the Citus node list: %s"),
+										 error ? error : _("unknown failure"));
+			t->answer.received_ms = snowflake_wall_clock_ms();
+		}
+	}
+	for (int i = 0; i < ntargets; i++)
+	{
+		if (targets[i].conninfo != NULL && targets[i].citus_entry != NULL &&
+			strcmp(targets[i].citus_entry, base) == 0)
+			(void) add_target(set, targets[i].conninfo, base);
+	}
+}
+
+/*
+ * Works out this round's targets from the list in force: the listed
+ * servers, and the nodes of each listed Citus cluster as it lists them
+ * now.  Targets of the last round that are no longer listed are dropped,
+ * their connections closed.
+ */
+static void
+update_targets(void)
+{
+	const SnowflakePeerList *list = snowflake_peer_list;
+	TargetSet	set;
+
+	set.cxt = AllocSetContextCreate(TopMemoryContext, "snowflake peer targets",
+									ALLOCSET_SMALL_SIZES);
+	set.targets = MemoryContextAllocZero(set.cxt, sizeof(Target) * MAX_PEERS);
+	set.n = 0;
+	set.too_many = false;
+
+	for (int i = 0; list != NULL && i < list->nentries; i++)
+	{
+		const char *conninfo = snowflake_peer_conninfo(list, i);
+
+		if (ShutdownRequestPending)
+			break;
+		if (list->entries[i].citus)
+			add_citus_targets(&set, conninfo);
+		else
+			(void) add_target(&set, conninfo, NULL);
+	}
+
+	for (int i = 0; i < ntargets; i++)
+		snowflake_peer_disconnect(&targets[i].conn);
+	if (targets_cxt != NULL)
+		MemoryContextDelete(targets_cxt);
+	targets_cxt = set.cxt;
+	targets = set.targets;
+	ntargets = set.n;
+
+	if (set.too_many && !reported_too_many)
 		ereport(WARNING,
-				(errmsg("parameter \"%s\" uses the unquoted list form of version 1.4", "snowflake.peers"),
-				 errdetail("Each entry is split at every comma."),
-				 errhint("Write each connection string in double quotes, for example '\"host=a port=5432 dbname=app\", \"host=b dbname=app\"'.")));
-	MemoryContextSwitchTo(oldcxt);
+				(errmsg("\"%s\" lists more than %d servers; the rest are not checked",
+						"snowflake.peers", MAX_PEERS)));
+	reported_too_many = set.too_many;
 }
 
 /*
@@ -378,145 +537,6 @@ node_info_query(PGconn **conn, SnowflakePeerExchange *ex, const char **error)
 done:
 	PQclear(res);
 	return query;
-}
-
-/*
- * Reads the Citus node list into hosts and ports (*n of them), checking
- * every row before anything is used.  Returns false with *error set.
- */
-static bool
-read_citus_nodes(const PGresult *res, char ***hosts, int **ports, int *n,
-				 const char **error)
-{
-	const char *what = "pg_dist_node";
-	int			host_col;
-	int			port_col;
-
-	if (!snowflake_peer_check_rows(res, what, 0, MAX_CITUS_ROWS, 2, error))
-		return false;
-	host_col = snowflake_peer_column(res, what, "nodename", TEXTOID, true, error);
-	if (host_col < 0)
-		return false;
-	port_col = snowflake_peer_column(res, what, "nodeport", INT4OID, true, error);
-	if (port_col < 0)
-		return false;
-
-	*n = PQntuples(res);
-	*hosts = palloc(sizeof(char *) * Max(*n, 1));
-	*ports = palloc(sizeof(int) * Max(*n, 1));
-	for (int i = 0; i < *n; i++)
-	{
-		const char *host;
-		int64		port;
-
-		host = snowflake_peer_get_string(res, i, host_col, what, MAX_HOST_LEN,
-										 true, error);
-		if (host == NULL ||
-			!snowflake_peer_get_int(res, i, port_col, what, 1, 65535, NULL, &port, error))
-			return false;
-		(*hosts)[i] = pstrdup(host);
-		(*ports)[i] = (int) port;
-	}
-	return true;
-}
-
-/*
- * Adds conninfo to this round's targets, keeping its connection from the
- * last round if there was one.
- */
-static void
-add_target(Target *old, int nold, const char *conninfo)
-{
-	Target	   *t;
-
-	if (ntargets == MAX_PEERS)
-		return;
-	t = &targets[ntargets++];
-	t->conninfo = MemoryContextStrdup(TopMemoryContext, conninfo);
-	t->conn = NULL;
-	t->failed = NULL;
-	t->failed_hanging = false;
-	for (int i = 0; i < nold; i++)
-	{
-		if (old[i].conn != NULL && strcmp(old[i].conninfo, conninfo) == 0)
-		{
-			t->conn = old[i].conn;
-			old[i].conn = NULL;
-			break;
-		}
-	}
-}
-
-/*
- * Works out this round's targets: the listed servers, and the nodes of
- * each listed Citus cluster as its metadata lists them now.  A Citus entry
- * whose node list cannot be read becomes a target itself, that failed, so
- * that the failure shows in snowflake_peers().
- */
-static void
-expand_targets(void)
-{
-	Target		old[MAX_PEERS];
-	int			nold = ntargets;
-	ListCell   *lc;
-
-	memcpy(old, targets, sizeof(Target) * nold);
-	ntargets = 0;
-
-	foreach(lc, entries)
-	{
-		const char *entry = (const char *) lfirst(lc);
-
-		if (strncmp(entry, CITUS_PREFIX, strlen(CITUS_PREFIX)) == 0)
-		{
-			const char *base = entry + strlen(CITUS_PREFIX);
-			SnowflakePeerExchange ex;
-			PGconn	   *conn = NULL;
-			PGresult   *res = NULL;
-			const char *error = NULL;
-			char	  **hosts;
-			int		   *ports;
-			int			n;
-
-			/* a connection of its own, closed at once: it is a lookup */
-			snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
-			if (snowflake_peer_connect(&conn, base, &ex))
-				res = snowflake_peer_query(&conn, CITUS_NODES_QUERY, &ex);
-			snowflake_peer_disconnect(&conn);
-			if (res == NULL)
-				error = ex.error;
-			else if (read_citus_nodes(res, &hosts, &ports, &n, &error))
-			{
-				for (int i = 0; i < n; i++)
-					add_target(old, nold, conninfo_for_node(base, hosts[i], ports[i]));
-				PQclear(res);
-				continue;
-			}
-			if (res)
-				PQclear(res);
-			add_target(old, nold, base);
-			if (ntargets > 0 && strcmp(targets[ntargets - 1].conninfo, base) == 0)
-			{
-				targets[ntargets - 1].failed =
-					psprintf(_("could not read the Citus node list: %s"),
-							 error ? error : _("unknown failure"));
-				targets[ntargets - 1].failed_hanging = ex.timed_out;
-			}
-		}
-		else
-			add_target(old, nold, entry);
-	}
-
-	if (ntargets == MAX_PEERS)
-		ereport(WARNING,
-				(errmsg("\"%s\" lists more than %d servers; the rest are not checked",
-						"snowflake.peers", MAX_PEERS)));
-
-	for (int i = 0; i < nold; i++)
-	{
-		snowflake_peer_disconnect(&old[i].conn);
-		pfree(old[i].conninfo);
-	}
 }
 
 /*
@@ -578,231 +598,322 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 		return false;
 	info->node_id = (int) v;
 
-	return snowflake_peer_get_int(res, 0, col[TOKEN], what, PG_INT64_MIN,
-								  PG_INT64_MAX, NULL, &info->instance_token, error) &&
-		snowflake_peer_get_int(res, 0, col[STARTED_AT], what, 1, MAX_UNIX_MS,
-							   NULL, &info->started_at_ms, error) &&
-		snowflake_peer_get_bool(res, 0, col[IN_RECOVERY], what,
-								&info->in_recovery, error) &&
-		snowflake_peer_get_int(res, 0, col[CLOCK], what, 1, MAX_UNIX_MS,
-							   NULL, &info->clock_ms, error);
+	if (!snowflake_peer_get_int(res, 0, col[TOKEN], what, PG_INT64_MIN,
+								PG_INT64_MAX, NULL, &info->instance_token, error) ||
+		!snowflake_peer_get_int(res, 0, col[STARTED_AT], what, 1, MAX_UNIX_MS,
+								NULL, &info->started_at_ms, error) ||
+		!snowflake_peer_get_bool(res, 0, col[IN_RECOVERY], what,
+								 &info->in_recovery, error) ||
+		!snowflake_peer_get_int(res, 0, col[CLOCK], what, 1, MAX_UNIX_MS,
+								NULL, &info->clock_ms, error))
+		return false;
+	return true;
 }
 
 /*
- * Asks target for its node info, within one deadline: connecting if its
+ * Asks a target for its node info, within one deadline: connecting if its
  * connection is not open, looking up the schema, calling the function.
- * Returns true with *info filled, or false with *problem set.  A target
- * that failed, or answered nonsense, is disconnected, so that the next
- * round starts afresh.  *sent_ms and *received_ms are around the question.
+ * Fills target->answer.  A target that failed, or answered nonsense, is
+ * disconnected, so that the next round starts afresh.
  */
-static bool
-ask_target(Target *target, NodeInfo *info, const char **problem,
-		   bool *hanging, int64 *sent_ms, int64 *received_ms)
+static void
+ask_target(Target *target)
 {
+	Answer	   *a = &target->answer;
 	SnowflakePeerExchange ex;
 	PGresult   *res = NULL;
 	char	   *query = NULL;
 	const char *error = NULL;
-	bool		ok = false;
-
-	if (target->failed)
-	{
-		*problem = target->failed;
-		*hanging = target->failed_hanging;
-		*sent_ms = *received_ms = snowflake_wall_clock_ms();
-		return false;
-	}
 
 	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
-	*sent_ms = snowflake_wall_clock_ms();
+	a->done = true;
+	a->sent_ms = snowflake_wall_clock_ms();
 	if (snowflake_peer_connect(&target->conn, target->conninfo, &ex))
 		query = node_info_query(&target->conn, &ex, &error);
 	if (query != NULL)
 	{
 		/* the clocks are compared around this question alone */
-		*sent_ms = snowflake_wall_clock_ms();
+		a->sent_ms = snowflake_wall_clock_ms();
 		res = snowflake_peer_query(&target->conn, query, &ex);
 	}
-	*received_ms = snowflake_wall_clock_ms();
+	a->received_ms = snowflake_wall_clock_ms();
 	if (res != NULL)
 	{
-		ok = read_node_info(res, info, &error);
+		a->reachable = read_node_info(res, &a->info, &error);
 		PQclear(res);
 	}
-	if (!ok)
+
+	if (!a->reachable)
 	{
-		*problem = error ? error : ex.error ? ex.error : _("unknown failure");
-		*hanging = ex.timed_out;
+		a->problem = error ? error : ex.error ? ex.error : _("unknown failure");
+		a->hanging = ex.timed_out;
 		snowflake_peer_disconnect(&target->conn);
 	}
-	return ok;
 }
 
-static int64
-start_time_ms(void)
+/* ----------
+ * Judge: what the answers mean, without any I/O
+ * ----------
+ */
+
+/* -1, 0 or 1 as a is less than, equal to or greater than b */
+static int
+compare_int64(int64 a, int64 b)
 {
-	return PgStartTime / 1000 + SNOWFLAKE_PG_EPOCH_UNIX_MS;
+	return (a > b) - (a < b);
 }
 
 /*
- * One round over all peers.
+ * Whether we yield to a peer that conflicts with us, by the rule of the
+ * file header; *why says why, as seen from us, of the peer.
+ */
+static bool
+we_yield_to(const SelfView *self, const Answer *a, const char **why)
+{
+	const NodeInfo *info = &a->info;
+	int			cmp;
+
+	cmp = compare_int64(self->started_at_ms, info->started_at_ms);
+	if (cmp == 0)
+		cmp = compare_int64(self->instance_token, info->instance_token);
+	*why = cmp > 0 ? _("started earlier") : _("started later");
+	return cmp > 0;
+}
+
+/*
+ * The verdict on one target's answer.
+ */
+static void
+judge_answer(const SelfView *self, const Answer *a, Verdict *v)
+{
+	const NodeInfo *info = &a->info;
+	const SnowflakeLayout *layout = self->layout;
+	bool		both_generate;
+	bool		same_node;
+	bool		layout_differs;
+	const char *why;
+
+	memset(v, 0, sizeof(Verdict));
+	if (!a->reachable)
+	{
+		snprintf(v->status, sizeof(v->status), "%s: %s",
+				 a->hanging ? "hanging" : "unreachable", a->problem);
+		return;
+	}
+	if (info->instance_token == self->instance_token)
+	{
+		v->self = true;
+		strlcpy(v->status, "this server", sizeof(v->status));
+		return;
+	}
+
+	/*
+	 * A standby shares its primary's node ID, and a server without a node
+	 * ID generates nothing: neither can collide with us.
+	 */
+	both_generate = info->node_id >= 0 && self->node_id >= 0 &&
+		!info->in_recovery && !self->in_recovery;
+	same_node = info->node_id == self->node_id;
+	layout_differs = info->epoch_ms != layout->epoch_ms ||
+		info->node_bits != layout->node_bits ||
+		info->seq_bits != layout->seq_bits;
+	v->conflicts = both_generate && (same_node || layout_differs);
+
+	if (!v->conflicts)
+	{
+		if (info->node_id < 0)
+			strlcpy(v->status, "ok: no node ID, generates no IDs", sizeof(v->status));
+		else
+			snprintf(v->status, sizeof(v->status), "ok: node %d%s",
+					 info->node_id, info->in_recovery ? ", standby" : "");
+		return;
+	}
+
+	v->we_yield = we_yield_to(self, a, &why);
+	if (same_node)
+		snprintf(v->status, sizeof(v->status), "conflict: same node ID %d, %s",
+				 info->node_id, why);
+	else
+		snprintf(v->status, sizeof(v->status), "conflict: different ID layout, %s",
+				 why);
+}
+
+/*
+ * Refuses generation (admission.c) while a conflict is in force and
+ * snowflake.node_conflict is "refuse"; lets it go on otherwise.  The
+ * peer checker is the only writer of that reason.
+ */
+static void
+apply_conflict_policy(void)
+{
+	char		detail[CONFLICT_DETAIL_LEN];
+
+	if (pg_atomic_read_u32(&peers_shared->conflict) == 0 ||
+		snowflake_node_conflict != SNOWFLAKE_CONFLICT_REFUSE)
+	{
+		snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
+		return;
+	}
+	LWLockAcquire(peers_shared->lock, LW_SHARED);
+	strlcpy(detail, peers_shared->conflict_detail, sizeof(detail));
+	LWLockRelease(peers_shared->lock);
+	snowflake_admission_block(SNOWFLAKE_BLOCK_CONFLICT, detail);
+}
+
+/*
+ * Judges a round: a verdict per target (n of them, with their answers),
+ * and on the whole.  Pure logic: reads nothing but its arguments.
+ */
+static void
+judge_round(const SelfView *self, const Target *round_targets, int n,
+			const char *const *names, Verdict *verdicts, RoundVerdict *round)
+{
+	memset(round, 0, sizeof(RoundVerdict));
+	round->all_reached = true;
+	for (int i = 0; i < n; i++)
+	{
+		Verdict    *v = &verdicts[i];
+
+		judge_answer(self, &round_targets[i].answer, v);
+		if (!round_targets[i].answer.reachable)
+			round->all_reached = false;
+		if (v->we_yield && !round->yield)
+		{
+			round->yield = true;
+			snprintf(round->conflict, sizeof(round->conflict),
+					 "peer \"%s\" (%s)", names[i], v->status);
+		}
+	}
+}
+
+/* ----------
+ * Publish: the round's findings to shared memory, then to the log
+ * ----------
+ */
+static void
+publish_round(Target *round_targets, int n, const char *const *names,
+			  const Verdict *verdicts, const RoundVerdict *round)
+{
+	PeerStatus *found = palloc0(sizeof(PeerStatus) * Max(n, 1));
+	bool		new_conflict = false;
+	bool		resolved = false;
+
+	for (int i = 0; i < n; i++)
+	{
+		const Answer *a = &round_targets[i].answer;
+		PeerStatus *ps = &found[i];
+
+		strlcpy(ps->name, names[i], sizeof(ps->name));
+		strlcpy(ps->status, verdicts[i].status, sizeof(ps->status));
+		ps->checked_at = a->received_ms;
+		ps->reachable = a->reachable;
+		ps->self = verdicts[i].self;
+		ps->node_id = a->reachable ? a->info.node_id : -1;
+		ps->in_recovery = a->reachable && a->info.in_recovery;
+		if (a->reachable)
+		{
+			/* its clock against the middle of our round trip */
+			ps->skew_ms = a->info.clock_ms - (a->sent_ms + a->received_ms) / 2;
+			ps->rtt_ms = a->received_ms - a->sent_ms;
+		}
+	}
+
+	LWLockAcquire(peers_shared->lock, LW_EXCLUSIVE);
+	memcpy(peers_shared->peers, found, sizeof(PeerStatus) * n);
+	peers_shared->npeers = n;
+	if (round->yield)
+	{
+		new_conflict = pg_atomic_read_u32(&peers_shared->conflict) == 0;
+		strlcpy(peers_shared->conflict_detail, round->conflict,
+				sizeof(peers_shared->conflict_detail));
+		pg_atomic_write_u32(&peers_shared->conflict, 1);
+	}
+	else if (round->all_reached && pg_atomic_read_u32(&peers_shared->conflict) != 0)
+	{
+		/* silence proves nothing: only a round that reached all lifts it */
+		pg_atomic_write_u32(&peers_shared->conflict, 0);
+		peers_shared->conflict_detail[0] = '\0';
+		resolved = true;
+	}
+	LWLockRelease(peers_shared->lock);
+	apply_conflict_policy();
+
+	for (int i = 0; i < n; i++)
+	{
+		Target	   *t = &round_targets[i];
+		const Verdict *v = &verdicts[i];
+		bool		winning = v->conflicts && !v->we_yield;
+
+		/* the server that goes on warns once per conflict, not every round */
+		if (winning && !t->warned)
+			ereport(WARNING,
+					(errmsg("snowflake peer \"%s\" conflicts with this server (%s)",
+							names[i], v->status),
+					 errdetail("This server keeps generating IDs; the peer should stop.")));
+		if (t->answer.reachable)
+			t->warned = winning;
+	}
+
+	if (new_conflict)
+		ereport(WARNING,
+				(errmsg("snowflake node ID %d conflicts with %s",
+						snowflake_node_id, round->conflict),
+				 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE ?
+				 errdetail("This server stops generating IDs until the conflict is resolved.") :
+				 errdetail("\"%s\" is \"%s\": this server keeps generating IDs, which may collide.",
+						   "snowflake.node_conflict", "warn")));
+	else if (resolved)
+		ereport(LOG, (errmsg("snowflake node ID conflict resolved")));
+}
+
+/*
+ * One round over all peers: ask, judge, publish.  A shutdown request ends
+ * it before anything is published.
  */
 static void
 check_peers(void)
 {
-	const SnowflakeLayout *layout = snowflake_layout();
-	int64		our_start = start_time_ms();
-	int64		our_token = peers_shared->instance_token;
-	bool		we_are_standby = RecoveryInProgress();
-	bool		any_conflict = false;
-	bool		any_unreachable = false;
-	char		conflict[CONFLICT_DETAIL_LEN] = "";
+	SelfView	self;
+	Verdict    *verdicts;
+	RoundVerdict round;
+	char	  **names;
 
-	expand_targets();
-
-	LWLockAcquire(peers_shared->lock, LW_EXCLUSIVE);
-	for (int i = peers_shared->npeers; i < ntargets; i++)
+	/* ask */
+	update_targets();
+	for (int i = 0; i < ntargets; i++)
 	{
-		memset(&peers_shared->peers[i], 0, sizeof(PeerStatus));
-		peers_shared->peers[i].node_id = -1;
+		if (ShutdownRequestPending)
+			return;
+		if (!targets[i].answer.done)
+			ask_target(&targets[i]);
 	}
-	peers_shared->npeers = ntargets;
-	LWLockRelease(peers_shared->lock);
-
-	for (int i = 0; i < ntargets && !ShutdownRequestPending; i++)
-	{
-		PeerStatus *ps = &peers_shared->peers[i];
-		char		name[PEER_NAME_LEN];
-		NodeInfo	info = {0};
-		int64		sent_ms;
-		int64		received_ms;
-		const char *problem = NULL;
-		bool		hanging = false;
-		bool		reachable;
-		bool		self = false;
-		bool		conflicts = false;
-		bool		we_yield = false;
-		bool		warn_now;
-		char		status[PEER_STATUS_LEN];
-
-		snowflake_describe_peer(targets[i].conninfo, name, sizeof(name));
-
-		reachable = ask_target(&targets[i], &info, &problem, &hanging,
-							   &sent_ms, &received_ms);
-
-		if (!reachable)
-		{
-			/* keep a conflict found earlier: silence proves nothing */
-			any_unreachable = true;
-			snprintf(status, sizeof(status), "%s: %s",
-					 hanging ? "hanging" : "unreachable", problem);
-		}
-		else if (info.instance_token == our_token)
-		{
-			self = true;
-			strlcpy(status, "this server", sizeof(status));
-		}
-		else
-		{
-			bool		both_generate = info.node_id >= 0 && snowflake_node_id >= 0 &&
-				!info.in_recovery && !we_are_standby;
-			bool		same_node = info.node_id == snowflake_node_id;
-			bool		layout_differs = info.epoch_ms != layout->epoch_ms ||
-				info.node_bits != layout->node_bits ||
-				info.seq_bits != layout->seq_bits;
-
-			/*
-			 * A standby shares its primary's node ID, and a server without
-			 * a node ID generates nothing: neither can collide with us.
-			 */
-			conflicts = both_generate && (same_node || layout_differs);
-
-			/* the later start yields; ties go by instance token */
-			we_yield = conflicts &&
-				(our_start > info.started_at_ms ||
-				 (our_start == info.started_at_ms && our_token > info.instance_token));
-
-			if (!conflicts && info.node_id < 0)
-				strlcpy(status, "ok: no node ID, generates no IDs", sizeof(status));
-			else if (!conflicts)
-				snprintf(status, sizeof(status), "ok: node %d%s",
-						 info.node_id, info.in_recovery ? ", standby" : "");
-			else if (same_node)
-				snprintf(status, sizeof(status), "conflict: same node ID %d, %s",
-						 info.node_id, we_yield ? "started earlier" : "started later");
-			else
-				snprintf(status, sizeof(status), "conflict: different ID layout, %s",
-						 we_yield ? "started earlier" : "started later");
-		}
-
-		LWLockAcquire(peers_shared->lock, LW_EXCLUSIVE);
-		/* the earlier server warns once per conflict, not every round */
-		warn_now = conflicts && !we_yield && !ps->warned;
-		strlcpy(ps->name, name, sizeof(ps->name));
-		strlcpy(ps->status, status, sizeof(ps->status));
-		ps->checked_at = received_ms;
-		ps->reachable = reachable;
-		if (reachable)
-		{
-			ps->warned = conflicts && !we_yield;
-			ps->self = self;
-			ps->node_id = info.node_id;
-			ps->in_recovery = info.in_recovery;
-			/* its clock against the middle of our round trip */
-			ps->skew_ms = info.clock_ms - (sent_ms + received_ms) / 2;
-			ps->rtt_ms = received_ms - sent_ms;
-		}
-		LWLockRelease(peers_shared->lock);
-
-		if (we_yield)
-		{
-			any_conflict = true;
-			snprintf(conflict, sizeof(conflict),
-					 "peer \"%s\" (%s) started earlier", name, status);
-		}
-		else if (warn_now)
-			ereport(WARNING,
-					(errmsg("snowflake peer \"%s\" conflicts with this server (%s)",
-							name, status),
-					 errdetail("This server started first and keeps generating IDs; the peer should stop.")));
-	}
-
 	if (ShutdownRequestPending)
 		return;
 
-	LWLockAcquire(peers_shared->lock, LW_EXCLUSIVE);
-	if (any_conflict)
+	/* judge */
+	self.node_id = snowflake_node_id;
+	self.instance_token = peers_shared->instance_token;
+	self.started_at_ms = start_time_ms();
+	self.in_recovery = RecoveryInProgress();
+	self.layout = snowflake_layout();
+	names = palloc(sizeof(char *) * Max(ntargets, 1));
+	for (int i = 0; i < ntargets; i++)
 	{
-		bool		new_conflict = pg_atomic_read_u32(&peers_shared->conflict) == 0;
+		names[i] = palloc(PEER_NAME_LEN);
+		snowflake_describe_peer(targets[i].conninfo, names[i], PEER_NAME_LEN);
+	}
+	verdicts = palloc(sizeof(Verdict) * Max(ntargets, 1));
+	judge_round(&self, targets, ntargets, (const char *const *) names,
+				verdicts, &round);
 
-		strlcpy(peers_shared->conflict_detail, conflict,
-				sizeof(peers_shared->conflict_detail));
-		pg_atomic_write_u32(&peers_shared->conflict, 1);
-		LWLockRelease(peers_shared->lock);
-		if (snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
-			snowflake_admission_block(SNOWFLAKE_BLOCK_CONFLICT, conflict);
-		else
-			snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
-		if (new_conflict)
-			ereport(WARNING,
-					(errmsg("snowflake node ID %d conflicts with %s",
-							snowflake_node_id, conflict),
-					 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE ?
-					 errdetail("This server stops generating IDs until the conflict is resolved.") :
-					 errdetail("\"%s\" is \"%s\": this server keeps generating IDs, which may collide.",
-							   "snowflake.node_conflict", "warn")));
-	}
-	else if (!any_unreachable && pg_atomic_read_u32(&peers_shared->conflict) != 0)
-	{
-		pg_atomic_write_u32(&peers_shared->conflict, 0);
-		peers_shared->conflict_detail[0] = '\0';
-		LWLockRelease(peers_shared->lock);
-		snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
-		ereport(LOG, (errmsg("snowflake node ID conflict resolved")));
-	}
-	else
-		LWLockRelease(peers_shared->lock);
+	/* publish */
+	publish_round(targets, ntargets, (const char *const *) names, verdicts, &round);
 }
+
+/* ----------
+ * The worker
+ * ----------
+ */
 
 static int
 checker_interval(void)
@@ -810,15 +921,31 @@ checker_interval(void)
 	return snowflake_peer_check_interval;
 }
 
+/*
+ * Says what is worth saying of the list in force, once per reload.
+ */
+static void
+report_list(void)
+{
+	reported_too_many = false;
+	if (snowflake_peer_list != NULL && snowflake_peer_list->legacy)
+		ereport(WARNING,
+				(errmsg("parameter \"%s\" uses the unquoted list form of version 1.4", "snowflake.peers"),
+				 errdetail("Each entry is split at every comma."),
+				 errhint("Write each connection string in double quotes, for example '\"host=a port=5432 dbname=app\", \"host=b dbname=app\"'.")));
+}
+
 static void
 checker_start(void)
 {
 	wait_event = snowflake_wait_event("SnowflakePeerCheck");
 	snowflake_peer_limit_memory();
-	load_peer_list();
+	report_list();
 	ereport(LOG,
 			(errmsg("%s started, checking %d listed servers every %d ms",
-					WORKER_NAME, list_length(entries), snowflake_peer_check_interval)));
+					WORKER_NAME,
+					snowflake_peer_list ? snowflake_peer_list->nentries : 0,
+					snowflake_peer_check_interval)));
 }
 
 static void
@@ -845,26 +972,14 @@ checker_stop(void)
 }
 
 /*
- * After a reload: snowflake.node_conflict may have changed, and decides at
- * once whether a conflict in force refuses generation.
+ * After a reload: says what is worth saying of the new list, and applies
+ * snowflake.node_conflict, which may have changed, to a conflict in force.
  */
 static void
 checker_reload(void)
 {
-	load_peer_list();
-	if (pg_atomic_read_u32(&peers_shared->conflict) == 0)
-		return;
-	if (snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE)
-	{
-		char		detail[CONFLICT_DETAIL_LEN];
-
-		LWLockAcquire(peers_shared->lock, LW_SHARED);
-		strlcpy(detail, peers_shared->conflict_detail, sizeof(detail));
-		LWLockRelease(peers_shared->lock);
-		snowflake_admission_block(SNOWFLAKE_BLOCK_CONFLICT, detail);
-	}
-	else
-		snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
+	report_list();
+	apply_conflict_policy();
 }
 
 static const SnowflakeWorker peer_checker = {

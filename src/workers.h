@@ -42,8 +42,6 @@ PGDLLEXPORT void snowflake_clock_watcher_main(Datum main_arg);
 
 extern Size snowflake_peers_shmem_size(void);
 extern void snowflake_peers_shmem_init(LWLock *lock);
-extern bool snowflake_parse_peers(const char *value, List **result,
-								  char **error, bool *legacy);
 extern int64 snowflake_instance_token(void);
 PGDLLEXPORT void snowflake_peer_checker_main(Datum main_arg);
 

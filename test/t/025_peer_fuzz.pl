@@ -8,6 +8,8 @@
 # is reported unreachable or hanging with the reason, the checker and the
 # server live on (no crash, the same checker process), generation works,
 # and a fast shutdown completes while the peer hangs or is mid-COPY.
+# And a reordered list keeps each peer's status and warning with that
+# peer; the list's syntax errors name the entry.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -223,6 +225,10 @@ for my $t (
 	my ($kind, $expect) = @$t;
 	check_attack("Citus node list, $kind", $coord_name, 'citus', "citus:$kind", $expect);
 }
+# the node read before stays a target while the list cannot be read
+is($node->safe_psql('postgres',
+		qq{SELECT status FROM snowflake_peers() WHERE peer = '$fake_name'}),
+	"ok: node $good", 'the nodes read last time are still checked while the list cannot be read');
 
 # --- no crash, no restart, no log flood, bounded memory ------------------------------------
 my $log = slurp_file($node->logfile);
@@ -235,6 +241,102 @@ unlike($log, qr/forged line/, 'nor the second line of its error message');
 my $hwm = proc_status_kb($checker, 'VmHWM');
 cmp_ok($hwm, '<', 64 * 1024,
 	"the checker's peak resident size stayed below 64 MB ($hwm kB) through endless and huge answers");
+
+# --- a reordered list --------------------------------------------------------------------
+# a second fake peer; the list reordered keeps each peer's status and
+# warning with that peer
+my $other = SnowflakeFakePeer->new($node->basedir . '/other');
+my $other_name = 'host=127.0.0.1 port=' . $other->port . ' dbname=postgres';
+my $our_start = $node->safe_psql('postgres', 'SELECT started_at_ms FROM snowflake_node_info()');
+
+# both fakes listed, answering well; once the checker works on that
+# list, the first one takes our node ID, and started after this server
+$other->reset(node_id => 200, instance_token => 78);
+$node->safe_psql('postgres',
+	qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . '", "' . $other->connstr . q{"'});
+$node->reload;
+$node->poll_query_until('postgres', qq{
+	SELECT count(*) = 2
+	   AND count(*) FILTER (WHERE peer = '$other_name' AND status = 'ok: node 200') = 1
+	  FROM snowflake_peers()})
+  or die 'the list of two fake peers was not checked';
+$fake->reset(node_id => 1, started_at_ms => $our_start + 1000, instance_token => 77);
+$node->poll_query_until('postgres', qq{
+	SELECT count(*) FILTER (WHERE peer = '$fake_name'
+	                          AND status = 'conflict: same node ID 1, started later') = 1
+	   AND count(*) FILTER (WHERE peer = '$other_name' AND status = 'ok: node 200') = 1
+	  FROM snowflake_peers()})
+  or die 'the two peers were not checked';
+pass('a peer with our node ID that started later is a conflict it loses');
+is($node->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
+	'and this server goes on generating');
+my $warning = qr/WARNING:  snowflake peer "\Q$fake_name\E" conflicts with this server/;
+$node->wait_for_log($warning) or die 'no warning';
+
+sub warnings_about_fake
+{
+	my @w = slurp_file($node->logfile) =~ /$warning/g;
+	return scalar @w;
+}
+
+sub rounds_after_now
+{
+	my ($n) = @_;
+	for (1 .. $n)
+	{
+		my $now = $node->safe_psql('postgres', 'SELECT clock_timestamp()');
+		$node->poll_query_until('postgres',
+			qq{SELECT count(*) = 2 AND min(checked_at) > '$now' FROM snowflake_peers()})
+		  or die 'the checker did not check both peers again';
+	}
+	return;
+}
+rounds_after_now(2);
+is(warnings_about_fake(), 1, 'the conflict is logged once');
+
+$node->safe_psql('postgres',
+	qq{ALTER SYSTEM SET snowflake.peers = '"} . $other->connstr . '", "' . $fake->connstr . q{"'});
+$node->reload;
+rounds_after_now(3);
+is($node->safe_psql('postgres', q{
+		SELECT string_agg(peer || ': ' || status, '; ' ORDER BY n)
+		  FROM snowflake_peers() WITH ORDINALITY
+		       AS p(peer, reachable, node_id, in_recovery, skew, rtt, checked_at, status, n)}),
+	"$other_name: ok: node 200; $fake_name: conflict: same node ID 1, started later",
+	'after the list is reordered, the rows follow the list and each status stays with its peer');
+is(warnings_about_fake(), 1, 'and the warning about the conflicting peer is not logged again');
+unlike(slurp_file($node->logfile), qr/WARNING:  snowflake peer "\Q$other_name\E" conflicts/,
+	'nor given to the other peer');
+$fake->reset(node_id => 200, instance_token => 77);
+
+# --- the list syntax ---------------------------------------------------------------------
+# parsed once, by the setting's check hook; an entry is named by its
+# position, not by its text
+for my $t (
+	[ q{"hostaddr=127.0.0.1 port=1}, 'A list entry in double quotes is not closed, or is not followed by a comma\.' ],
+	[ q{"hostaddr=127.0.0.1 port=1", ""}, 'Entry 2 of the list is empty\.' ],
+	[ q{"hostaddr=127.0.0.1 port=1", "citus:"}, 'Entry 2 of the list is empty\.' ],
+	[ q{"hostaddr=127.0.0.1 port=1", "citus:dbname=a nonsense"},
+		'Entry 2 of the list is not a valid connection string: missing "=" after "nonsense" in connection info string' ])
+{
+	my ($value, $detail) = @$t;
+	my ($ret, $out, $err) = $node->psql('postgres', "ALTER SYSTEM SET snowflake.peers = '$value'");
+	like($err, qr/ERROR:  invalid value for parameter "snowflake\.peers".*\nDETAIL:  $detail/,
+		"the list $value is refused");
+}
+# the unquoted form of version 1.4 is read, with a warning at each reload
+$node->safe_psql('postgres',
+	q{ALTER SYSTEM SET snowflake.peers = 'hostaddr=127.0.0.1 port=1 dbname=a, hostaddr=127.0.0.1 port=2 dbname=b'});
+my $offset = -s $node->logfile;
+$node->reload;
+$node->wait_for_log(qr/WARNING:  parameter "snowflake\.peers" uses the unquoted list form of version 1\.4/,
+	$offset);
+$node->poll_query_until('postgres', q{
+	SELECT string_agg(peer, '; ' ORDER BY peer)
+	       = 'host=127.0.0.1 port=1 dbname=a; host=127.0.0.1 port=2 dbname=b'
+	  FROM snowflake_peers()})
+  or die 'the list of version 1.4 was not read';
+pass('a list of version 1.4 is read, with a warning');
 
 # --- a fast shutdown while the peer hangs, or is mid-COPY -----------------------------------
 # with a deadline of an hour, only the shutdown request can end the wait
@@ -262,4 +364,5 @@ unlike($log, qr/terminated by signal|was terminated|server processes terminated/
 
 $node->stop;
 $fake->stop;
+$other->stop;
 done_testing();

@@ -1,0 +1,181 @@
+/*-------------------------------------------------------------------------
+ *
+ * peer_list.c
+ *	  The syntax of snowflake.peers, in one place: the setting's check hook
+ *	  (guc.c) parses a value here once, hands the result to the assign hook
+ *	  as the setting's "extra", and the peer checker (peer_checker.c) reads
+ *	  what the assign hook installed.  Nothing here connects anywhere or
+ *	  touches shared memory.
+ *
+ * The value is a GUC list, like search_path: entries separated by commas,
+ * each in double quotes when it holds a comma or white space (a double
+ * quote inside written twice).  Each entry is a libpq connection string or
+ * URI, or "citus:" followed by one, which stands for every active primary
+ * of that server's Citus cluster.  A value in the unquoted form of version
+ * 1.4, entries with spaces and no quotes, is still read, split at every
+ * comma, and marked, so that the checker can say it is deprecated.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/peer_list.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "libpq-fe.h"
+#include "nodes/pg_list.h"
+#include "utils/memutils.h"
+#include "utils/varlena.h"
+
+#include "peer_list.h"
+
+/* Set by the assign hook of snowflake.peers (guc.c). */
+const SnowflakePeerList *snowflake_peer_list = NULL;
+
+/*
+ * Splits value into its entries (pointers into a copy of it), the GUC list
+ * way or, failing that, the version 1.4 way (*legacy set).  Returns false
+ * with *error set when neither applies.
+ */
+static bool
+split_entries(const char *value, List **entries, bool *legacy, char **error)
+{
+	char	   *copy = pstrdup(value);
+	char	   *saveptr = NULL;
+
+	*legacy = false;
+	*entries = NIL;
+	if (SplitGUCList(copy, ',', entries))
+		return true;
+
+	if (strchr(value, '"') != NULL)
+	{
+		*error = pstrdup(_("A list entry in double quotes is not closed, or is not followed by a comma."));
+		return false;
+	}
+
+	/* version 1.4 syntax; one entry without a comma is unambiguous */
+	*legacy = strchr(value, ',') != NULL;
+	*entries = NIL;
+	copy = pstrdup(value);
+	for (char *entry = strtok_r(copy, ",", &saveptr); entry != NULL;
+		 entry = strtok_r(NULL, ",", &saveptr))
+	{
+		while (*entry == ' ' || *entry == '\t')
+			entry++;
+		if (*entry != '\0')
+			*entries = lappend(*entries, entry);
+	}
+	return true;
+}
+
+/*
+ * Parses a value of snowflake.peers.  Returns the list as one flat block
+ * allocated in the current memory context, or NULL with *error set (a
+ * sentence for GUC_check_errdetail).  Every entry must be a valid
+ * connection string or URI, after an optional "citus:"; entries are named
+ * by their position, not quoted, since a connection string may hold a
+ * password.  Raises no error but out of memory, so that a check hook can
+ * use it.
+ */
+SnowflakePeerList *
+snowflake_peer_list_parse(const char *value, char **error)
+{
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	List	   *entries;
+	bool		legacy;
+	ListCell   *lc;
+	int			n;
+	Size		size;
+	Size		offset;
+	SnowflakePeerList *list = NULL;
+	char	   *problem = NULL;
+
+	/* the splitting and libpq's checks leave garbage; drop it at once */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "snowflake peer list parsing",
+								ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+
+	if (!split_entries(value ? value : "", &entries, &legacy, &problem))
+		goto done;
+
+	n = 0;
+	size = offsetof(SnowflakePeerList, entries) +
+		sizeof(SnowflakePeerEntry) * list_length(entries);
+	foreach(lc, entries)
+	{
+		const char *entry = (const char *) lfirst(lc);
+		const char *conninfo = entry;
+		char	   *libpq_error = NULL;
+		PQconninfoOption *opts;
+
+		n++;
+		if (strncmp(entry, SNOWFLAKE_CITUS_PREFIX, strlen(SNOWFLAKE_CITUS_PREFIX)) == 0)
+			conninfo = entry + strlen(SNOWFLAKE_CITUS_PREFIX);
+		if (conninfo[0] == '\0')
+		{
+			/* an empty connection string means the local default server */
+			problem = psprintf(_("Entry %d of the list is empty."), n);
+			goto done;
+		}
+		opts = PQconninfoParse(conninfo, &libpq_error);
+		if (opts == NULL)
+		{
+			if (libpq_error)
+			{
+				/* libpq's message ends with a newline */
+				libpq_error[strcspn(libpq_error, "\n")] = '\0';
+				problem = psprintf(_("Entry %d of the list is not a valid connection string: %s"),
+								   n, libpq_error);
+				PQfreemem(libpq_error);
+			}
+			else
+				problem = psprintf(_("Entry %d of the list is not a valid connection string: %s"),
+								   n, _("out of memory"));
+			goto done;
+		}
+		PQconninfoFree(opts);
+		size += strlen(conninfo) + 1;
+	}
+
+	if (size > PG_UINT32_MAX)
+	{
+		problem = pstrdup(_("The list is too long."));
+		goto done;
+	}
+
+	/* the result outlives the parsing context */
+	list = MemoryContextAllocZero(oldcxt, size);
+	list->size = size;
+	list->legacy = legacy;
+	list->nentries = list_length(entries);
+	offset = offsetof(SnowflakePeerList, entries) +
+		sizeof(SnowflakePeerEntry) * list->nentries;
+	n = 0;
+	foreach(lc, entries)
+	{
+		const char *entry = (const char *) lfirst(lc);
+		SnowflakePeerEntry *e = &list->entries[n++];
+		size_t		len;
+
+		e->citus = strncmp(entry, SNOWFLAKE_CITUS_PREFIX,
+						   strlen(SNOWFLAKE_CITUS_PREFIX)) == 0;
+		if (e->citus)
+			entry += strlen(SNOWFLAKE_CITUS_PREFIX);
+		len = strlen(entry) + 1;
+		e->conninfo = (uint32) offset;
+		memcpy((char *) list + offset, entry, len);
+		offset += len;
+	}
+	Assert(offset == size);
+
+done:
+	MemoryContextSwitchTo(oldcxt);
+	if (list == NULL)
+		*error = pstrdup(problem ? problem : _("out of memory"));
+	MemoryContextDelete(cxt);
+	return list;
+}
