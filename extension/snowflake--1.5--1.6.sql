@@ -197,3 +197,28 @@ COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS 'default BRIN minma
 COMMENT ON OPERATOR CLASS snowflake_int8_ops USING btree IS 'bigint in snowflake''s btree family, with its own operators; not the default for bigint';
 COMMENT ON OPERATOR CLASS snowflake_int8_ops USING hash IS 'bigint in snowflake''s hash family, with its own operator; not the default for bigint';
 COMMENT ON FUNCTION snowflake_time_contained(snowflake, pg_catalog.tstzrange) IS 'implementation of <@ operator';
+
+--
+-- 1.6: snowflake_node_info() tells since when this server generates IDs
+-- (generating_since_ms): of two servers with one node ID, the one that
+-- began generating later yields, not the one started later.  Its row type
+-- grows, so it is made anew, with the same comment and privileges
+-- (executable by everyone, as created).
+--
+DROP FUNCTION snowflake_node_info();
+
+CREATE FUNCTION snowflake_node_info(
+	OUT node_id pg_catalog.int4,
+	OUT instance_token pg_catalog.int8,
+	OUT started_at_ms pg_catalog.int8,
+	OUT in_recovery pg_catalog.bool,
+	OUT clock_ms pg_catalog.int8,
+	OUT epoch_ms pg_catalog.int8,
+	OUT node_bits pg_catalog.int4,
+	OUT sequence_bits pg_catalog.int4,
+	OUT generating_since_ms pg_catalog.int8)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'snowflake_node_info'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_node_info() IS 'this server''s node ID, layout, start time, clock and since when it generates, for its peers';

@@ -812,9 +812,11 @@ COMMENT ON FUNCTION snowflake_from_uuid(pg_catalog.uuid) IS 'the snowflake ID a 
 -- measure clock skew; snowflake_peers() shows what this server found.
 --
 
--- What a peer asks for: node ID, layout, start time, recovery state and
--- clock, nothing secret.  Executable by everyone, so that the peer checker
--- may connect as any role.  VOLATILE: it reads the clock.
+-- What a peer asks for: node ID, layout, start time, recovery state,
+-- clock and since when this server generates IDs (generating_since_ms,
+-- since 1.6; NULL until the first reservation after start or promotion),
+-- nothing secret.  Executable by everyone, so that the peer checker may
+-- connect as any role.  VOLATILE: it reads the clock.
 CREATE FUNCTION snowflake_node_info(
 	OUT node_id pg_catalog.int4,
 	OUT instance_token pg_catalog.int8,
@@ -823,12 +825,13 @@ CREATE FUNCTION snowflake_node_info(
 	OUT clock_ms pg_catalog.int8,
 	OUT epoch_ms pg_catalog.int8,
 	OUT node_bits pg_catalog.int4,
-	OUT sequence_bits pg_catalog.int4)
+	OUT sequence_bits pg_catalog.int4,
+	OUT generating_since_ms pg_catalog.int8)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_node_info'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION snowflake_node_info() IS 'this server''s node ID, layout, start time and clock, for its peers';
+COMMENT ON FUNCTION snowflake_node_info() IS 'this server''s node ID, layout, start time, clock and since when it generates, for its peers';
 
 CREATE FUNCTION snowflake_peers(
 	OUT peer pg_catalog.text,

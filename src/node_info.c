@@ -4,10 +4,15 @@
  *	  snowflake_node_info(): what a peer's checker (peer_checker.c) asks
  *	  this server about itself.
  *
- * Node ID, instance token, start time, recovery state, clock and layout:
- * nothing secret, so every role may call it, and the peer checker may
- * connect as any role.  Times are Unix milliseconds, to spare the caller
- * any time zone.
+ * Node ID, instance token, start time, recovery state, clock, layout and
+ * since when this server generates IDs: nothing secret, so every role may
+ * call it, and the peer checker may connect as any role.  Times are Unix
+ * milliseconds, to spare the caller any time zone.
+ *
+ * It fills the columns its SQL declaration has: 8 in version 1.5, 9 from
+ * 1.6 (generating_since_ms), so that the library works under both until
+ * ALTER EXTENSION ... UPDATE.  The checker reads columns by name and
+ * copes with either.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -32,19 +37,29 @@
 
 PG_FUNCTION_INFO_V1(snowflake_node_info);
 
+#define NODE_INFO_COLUMNS_1_5	8
+#define NODE_INFO_COLUMNS		9
+
 /*
  * snowflake_node_info() RETURNS record (node_id, instance_token,
- * started_at_ms, in_recovery, clock_ms, epoch_ms, node_bits, sequence_bits)
+ * started_at_ms, in_recovery, clock_ms, epoch_ms, node_bits, sequence_bits,
+ * generating_since_ms)
  */
 Datum
 snowflake_node_info(PG_FUNCTION_ARGS)
 {
 	const SnowflakeLayout *layout = snowflake_layout();
+	SnowflakeGeneratorStatus gen;
 	TupleDesc	tupdesc;
-	Datum		values[8];
-	bool		nulls[8] = {false};
+	Datum		values[NODE_INFO_COLUMNS];
+	bool		nulls[NODE_INFO_COLUMNS] = {false};
+	int			natts;
 
-	tupdesc = snowflake_result_tupdesc(fcinfo, 8);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	natts = tupdesc->natts == NODE_INFO_COLUMNS_1_5 ?
+		NODE_INFO_COLUMNS_1_5 : NODE_INFO_COLUMNS;
+	tupdesc = snowflake_result_tupdesc(fcinfo, natts);
 
 	values[0] = Int32GetDatum(snowflake_node_id);
 	values[1] = Int64GetDatum(snowflake_instance_token());
@@ -54,5 +69,11 @@ snowflake_node_info(PG_FUNCTION_ARGS)
 	values[5] = Int64GetDatum(layout->epoch_ms);
 	values[6] = Int32GetDatum(layout->node_bits);
 	values[7] = Int32GetDatum(layout->seq_bits);
+
+	/* NULL: no IDs reserved since this server started or was promoted */
+	snowflake_generator_status(&gen);
+	values[8] = Int64GetDatum(gen.generating_since_ms);
+	nulls[8] = gen.generating_since_ms == 0;
+
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -16,14 +16,15 @@
  *	ask		the network part.  Work out the targets (the listed servers,
  *			and the nodes of each listed Citus cluster, read from it), then
  *			ask each for snowflake_node_info() (node_info.c): its node ID,
- *			layout, start time, whether it is in recovery, and its clock.
- *			The function is called in the schema where the peer's extension
- *			lives, looked up in pg_extension, with search_path set to
- *			pg_catalog, so that no object another role created on the peer
- *			can answer in its place.  Each exchange has its deadline,
- *			snowflake.peer_timeout, and every answer is checked before it
- *			is read (peer_client.c): what a peer sends can make it
- *			"unreachable", never crash or stall us.
+ *			layout, start time, since when it generates IDs, whether it is
+ *			in recovery, and its clock.  The function is called in the
+ *			schema where the peer's extension lives, looked up in
+ *			pg_extension, with search_path set to pg_catalog, so that no
+ *			object another role created on the peer can answer in its
+ *			place.  Each exchange has its deadline, snowflake.peer_timeout,
+ *			and every answer is checked before it is read (peer_client.c):
+ *			what a peer sends can make it "unreachable", never crash or
+ *			stall us.
  *	judge	pure logic, no I/O: judge_round() decides from the answers
  *			alone which peers conflict with us and whether we yield.
  *	publish	one short LWLock section puts the round's findings in shared
@@ -31,10 +32,21 @@
  *
  * Two primaries that both generate IDs (each has a node ID) with the same
  * node ID, or with different layouts, whose fields overlap, would hand out
- * colliding IDs; the one that started later stops generating
- * (snowflake.node_conflict = refuse) or only warns (warn); ties go by
- * instance token.  The decision is the same on both sides, so exactly one
- * of them yields.
+ * colliding IDs; one of them stops generating (snowflake.node_conflict =
+ * refuse) or only warns (warn).  Which one is decided by facts both see
+ * alike, so that exactly one yields:
+ *
+ *	- the one that began generating later (generating_since_ms, the first
+ *	  reservation of IDs since its start or promotion) yields;
+ *	- one that has not begun generating yields to one that has;
+ *	- if neither has, the one started later yields;
+ *	- ties go by instance token.
+ *
+ * So a primary restarted last night keeps generating against a standby
+ * promoted by mistake that has been up for weeks but just began.  A peer
+ * whose snowflake_node_info() has no generating_since_ms (SQL version 1.5)
+ * is taken to have generated since its start: against such a peer we may
+ * both yield, but never both go on.
  *
  * A standby legitimately shares its primary's node ID, and a server
  * without a node ID generates nothing: both are left alone.  A server
@@ -75,6 +87,7 @@
 #include "admission.h"
 #include "clock.h"
 #include "compat.h"
+#include "generator.h"
 #include "layout.h"
 #include "peer_list.h"
 #include "records.h"
@@ -147,6 +160,8 @@ typedef struct NodeInfo
 	int64		epoch_ms;
 	int			node_bits;
 	int			seq_bits;
+	bool		reports_generating; /* has generating_since_ms (1.6 on) */
+	int64		generating_since_ms;	/* 0: has not generated since start */
 } NodeInfo;
 
 /* What asking one target gave this round */
@@ -157,6 +172,7 @@ typedef struct Answer
 	bool		hanging;		/* the deadline passed */
 	const char *problem;		/* why not reachable */
 	NodeInfo	info;
+	int64		our_generating_since_ms;	/* ours when the answer came */
 	int64		sent_ms;		/* Unix ms around the question */
 	int64		received_ms;
 } Answer;
@@ -542,7 +558,7 @@ done:
 /*
  * Reads the answer of snowflake_node_info() into *info, checking it all
  * first.  Its columns are found by name: a peer of a later version may
- * have more.
+ * have more, one of SQL version 1.5 lacks generating_since_ms.
  */
 static bool
 read_node_info(const PGresult *res, NodeInfo *info, const char **error)
@@ -551,7 +567,7 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 	enum
 	{
 		NODE_ID, TOKEN, STARTED_AT, IN_RECOVERY, CLOCK, EPOCH, NODE_BITS,
-		SEQ_BITS, NCOLUMNS
+		SEQ_BITS, GENERATING_SINCE, NCOLUMNS
 	};
 	static const struct
 	{
@@ -566,17 +582,19 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 		[EPOCH] = {"epoch_ms", INT8OID},
 		[NODE_BITS] = {"node_bits", INT4OID},
 		[SEQ_BITS] = {"sequence_bits", INT4OID},
+		[GENERATING_SINCE] = {"generating_since_ms", INT8OID},
 	};
 	int			col[NCOLUMNS];
 	int64		v;
+	bool		isnull;
 
 	if (!snowflake_peer_check_rows(res, what, 1, 1, 64, error))
 		return false;
 	for (int i = 0; i < NCOLUMNS; i++)
 	{
 		col[i] = snowflake_peer_column(res, what, columns[i].name, columns[i].type,
-									   true, error);
-		if (col[i] < 0)
+									   i != GENERATING_SINCE, error);
+		if (col[i] < 0 && *error != NULL)
 			return false;
 	}
 
@@ -607,6 +625,14 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 		!snowflake_peer_get_int(res, 0, col[CLOCK], what, 1, MAX_UNIX_MS,
 								NULL, &info->clock_ms, error))
 		return false;
+
+	info->reports_generating = col[GENERATING_SINCE] >= 0;
+	info->generating_since_ms = 0;
+	if (info->reports_generating &&
+		!snowflake_peer_get_int(res, 0, col[GENERATING_SINCE], what, 1,
+								MAX_UNIX_MS, &isnull,
+								&info->generating_since_ms, error))
+		return false;
 	return true;
 }
 
@@ -624,6 +650,7 @@ ask_target(Target *target)
 	PGresult   *res = NULL;
 	char	   *query = NULL;
 	const char *error = NULL;
+	SnowflakeGeneratorStatus gen;
 
 	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
 	a->done = true;
@@ -642,6 +669,13 @@ ask_target(Target *target)
 		a->reachable = read_node_info(res, &a->info, &error);
 		PQclear(res);
 	}
+
+	/*
+	 * Our side of the comparison, taken when the answer came, so that both
+	 * sides are seen at about the same moment.
+	 */
+	snowflake_generator_status(&gen);
+	a->our_generating_since_ms = gen.generating_since_ms;
 
 	if (!a->reachable)
 	{
@@ -671,12 +705,43 @@ static bool
 we_yield_to(const SelfView *self, const Answer *a, const char **why)
 {
 	const NodeInfo *info = &a->info;
+	int64		ours = a->our_generating_since_ms;
+	int64		theirs = info->generating_since_ms;
 	int			cmp;
 
-	cmp = compare_int64(self->started_at_ms, info->started_at_ms);
-	if (cmp == 0)
-		cmp = compare_int64(self->instance_token, info->instance_token);
-	*why = cmp > 0 ? _("started earlier") : _("started later");
+	/* a peer of SQL version 1.5 is taken to generate since its start */
+	if (!info->reports_generating)
+		theirs = info->started_at_ms;
+
+	if (ours != 0 && theirs != 0)
+	{
+		cmp = compare_int64(ours, theirs);
+		if (cmp == 0)
+			cmp = compare_int64(self->instance_token, info->instance_token);
+		if (!info->reports_generating)
+			*why = cmp > 0 ? _("began generating earlier (by its start time)") :
+				_("began generating later (by its start time)");
+		else
+			*why = cmp > 0 ? _("began generating earlier") : _("began generating later");
+	}
+	else if (theirs != 0)
+	{
+		cmp = 1;
+		*why = info->reports_generating ? _("generating, this server not yet") :
+			_("generating (by its start time), this server not yet");
+	}
+	else if (ours != 0)
+	{
+		cmp = -1;
+		*why = _("not generating yet");
+	}
+	else
+	{
+		cmp = compare_int64(self->started_at_ms, info->started_at_ms);
+		if (cmp == 0)
+			cmp = compare_int64(self->instance_token, info->instance_token);
+		*why = cmp > 0 ? _("started earlier") : _("started later");
+	}
 	return cmp > 0;
 }
 

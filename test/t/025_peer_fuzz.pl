@@ -9,7 +9,9 @@
 # server live on (no crash, the same checker process), generation works,
 # and a fast shutdown completes while the peer hangs or is mid-COPY.
 # And a reordered list keeps each peer's status and warning with that
-# peer; the list's syntax errors name the entry.
+# peer; peers are judged by when they began generating, a peer whose
+# snowflake_node_info() is the 1.5 one (no generating_since_ms) by its
+# start time; the list's syntax errors name the entry.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -129,6 +131,7 @@ for my $t (
 	[ 'wrong_columns', qq{^unreachable: $ni returned no column "in_recovery"\$} ],
 	[ 'nulls', qq{^unreachable: column "node_bits" of $ni is NULL\$} ],
 	[ 'text_types', qq{^unreachable: column "node_id" of $ni has type OID 25 instead of 23\$} ],
+	[ 'wrong_type', qq{^unreachable: column "generating_since_ms" of $ni has type OID 16 instead of 20\$} ],
 	[ 'binary', qq{^unreachable: column "node_id" of $ni is not in text format\$} ],
 	[ 'duplicate_column', qq{^unreachable: $ni returned column "node_id" twice\$} ],
 	[ 'two_rows', qq{^unreachable: $ni returned 2 rows instead of 1\$} ],
@@ -175,6 +178,7 @@ for my $t (
 	[ started_at_ms => '0', $range->('started_at_ms', 1, 253402300799999) ],
 	[ clock_ms => '-1', $range->('clock_ms', 1, 253402300799999) ],
 	[ epoch_ms => '253402300800000', $range->('epoch_ms', 0, 253402300799999) ],
+	[ generating_since_ms => '0', $range->('generating_since_ms', 1, 253402300799999) ],
 	[ in_recovery => 'true', qq{^unreachable: column "in_recovery" of $ni is not a boolean\$} ],
 	[ in_recovery => '\N', qq{^unreachable: column "in_recovery" of $ni is NULL\$} ])
 {
@@ -247,10 +251,12 @@ cmp_ok($hwm, '<', 64 * 1024,
 # warning with that peer
 my $other = SnowflakeFakePeer->new($node->basedir . '/other');
 my $other_name = 'host=127.0.0.1 port=' . $other->port . ' dbname=postgres';
-my $our_start = $node->safe_psql('postgres', 'SELECT started_at_ms FROM snowflake_node_info()');
+my $ours = $node->safe_psql('postgres', 'SELECT generating_since_ms FROM snowflake_node_info()');
+like($ours, qr/^\d+$/, 'this server reports since when it generates');
 
 # both fakes listed, answering well; once the checker works on that
-# list, the first one takes our node ID, and started after this server
+# list, the first one takes our node ID, and began generating later than
+# this server
 $other->reset(node_id => 200, instance_token => 78);
 $node->safe_psql('postgres',
 	qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . '", "' . $other->connstr . q{"'});
@@ -260,14 +266,14 @@ $node->poll_query_until('postgres', qq{
 	   AND count(*) FILTER (WHERE peer = '$other_name' AND status = 'ok: node 200') = 1
 	  FROM snowflake_peers()})
   or die 'the list of two fake peers was not checked';
-$fake->reset(node_id => 1, started_at_ms => $our_start + 1000, instance_token => 77);
+$fake->reset(node_id => 1, generating_since_ms => $ours + 1000, instance_token => 77);
 $node->poll_query_until('postgres', qq{
 	SELECT count(*) FILTER (WHERE peer = '$fake_name'
-	                          AND status = 'conflict: same node ID 1, started later') = 1
+	                          AND status = 'conflict: same node ID 1, began generating later') = 1
 	   AND count(*) FILTER (WHERE peer = '$other_name' AND status = 'ok: node 200') = 1
 	  FROM snowflake_peers()})
   or die 'the two peers were not checked';
-pass('a peer with our node ID that started later is a conflict it loses');
+pass('a peer with our node ID that began generating later is a conflict it loses');
 is($node->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
 	'and this server goes on generating');
 my $warning = qr/WARNING:  snowflake peer "\Q$fake_name\E" conflicts with this server/;
@@ -302,12 +308,45 @@ is($node->safe_psql('postgres', q{
 		SELECT string_agg(peer || ': ' || status, '; ' ORDER BY n)
 		  FROM snowflake_peers() WITH ORDINALITY
 		       AS p(peer, reachable, node_id, in_recovery, skew, rtt, checked_at, status, n)}),
-	"$other_name: ok: node 200; $fake_name: conflict: same node ID 1, started later",
+	"$other_name: ok: node 200; $fake_name: conflict: same node ID 1, began generating later",
 	'after the list is reordered, the rows follow the list and each status stays with its peer');
 is(warnings_about_fake(), 1, 'and the warning about the conflicting peer is not logged again');
 unlike(slurp_file($node->logfile), qr/WARNING:  snowflake peer "\Q$other_name\E" conflicts/,
 	'nor given to the other peer');
+
+# --- judging by when each began generating ------------------------------------------------
+# a peer of SQL version 1.5 reports no generating_since_ms: taken to
+# generate since its start
+$node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . q{"'});
+$node->reload;
+$fake->reset(node_id => 1, columns => 8, started_at_ms => $ours - 60000, instance_token => 77);
+$node->poll_query_until('postgres',
+	q{SELECT problem LIKE 'node ID conflict: peer % (conflict: same node ID 1, began generating earlier (by its start time))' FROM snowflake_status()})
+  or die 'this server did not yield to a 1.5 peer started before it began generating';
+pass('a 1.5 peer started before this server began generating: this server yields');
+$fake->reset(node_id => 1, columns => 8, started_at_ms => $ours + 60000, instance_token => 77);
+$node->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
+  or die 'the conflict with the 1.5 peer was not resolved';
+is($node->safe_psql('postgres', 'SELECT status FROM snowflake_peers()'),
+	'conflict: same node ID 1, began generating later (by its start time)',
+	'a 1.5 peer started after this server began generating yields to it');
+
+# a peer of 1.6 with our node ID that has not generated yields to us; one
+# that began earlier does not
+$fake->reset(node_id => 1, instance_token => 77);
+$node->poll_query_until('postgres',
+	q{SELECT status = 'conflict: same node ID 1, not generating yet' FROM snowflake_peers()})
+  or die 'a peer not generating was not seen as such';
+is($node->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
+	'a peer with our node ID that has not generated yields to this server');
+$fake->reset(node_id => 1, generating_since_ms => $ours - 1000, instance_token => 77);
+$node->poll_query_until('postgres',
+	q{SELECT problem LIKE 'node ID conflict: %began generating earlier)' FROM snowflake_status()})
+  or die 'this server did not yield to a peer that began generating earlier';
+pass('this server yields to a peer that began generating before it');
 $fake->reset(node_id => 200, instance_token => 77);
+$node->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
+  or die 'the conflict was not resolved';
 
 # --- the list syntax ---------------------------------------------------------------------
 # parsed once, by the setting's check hook; an entry is named by its
