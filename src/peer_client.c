@@ -17,7 +17,9 @@
  *	  it reads (rows, parameter settings, notifications) until the result
  *	  is complete, so a peer that never stops sending would otherwise make
  *	  us keep it all.  The count is taken from the socket before libpq
- *	  reads it (FIONREAD); it may count bytes twice, never skips a wait.
+ *	  reads it (FIONREAD), between reads: it may count bytes twice, and
+ *	  lags behind one long read of a message libpq was told is large;
+ *	  snowflake_peer_limit_memory() bounds that.
  *	- Any result but the one expected (rows, then the end of the query)
  *	  ends the connection: an error, COPY IN/OUT/BOTH, a second result.
  *	  libpq would otherwise stay in COPY state, and PQgetResult() would
