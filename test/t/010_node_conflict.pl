@@ -1,7 +1,7 @@
 # Two servers given the same node ID, each listing the other in
 # snowflake.peers: neither generating yet, the one started later stops
 # generating within seconds, says why, and snowflake_status() and
-# snowflake_peers() show it (test/t/026_conflict_rule.pl: once they
+# snowflake_peers() show it (test/t/027_conflict_rule.pl: once they
 # generate, the one that began later stops); "warn"
 # only logs; a distinct node ID resolves it; an unreachable peer or a
 # reload does not; another ID layout conflicts too; a standby sharing its
