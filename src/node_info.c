@@ -30,6 +30,7 @@
 #include "utils/timestamp.h"
 
 #include "clock.h"
+#include "generator.h"
 #include "layout.h"
 #include "records.h"
 #include "settings.h"
