@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * clock_watcher.c
- *	  The optional "snowflake clock watcher" background worker.
+ *	  The "snowflake clock watcher" background worker.
  *
  * Every snowflake.clock_check_interval milliseconds it
  *	- looks at the system clock (clock.c), so that steps and jumps are
@@ -10,6 +10,10 @@
  *	- renews the durable reservation while IDs are being generated, before
  *	  backends would have to wait for a write (generator.c);
  *	- once a day, warns when the time bits of the layout are running out.
+ *
+ * It is registered at every start (not for pg_upgrade), also while
+ * snowflake.clock_check_interval is 0: then it only sleeps, so that setting
+ * the interval by a reload takes effect without a restart.
  *
  * Its shared state is its process ID and the time of its last check, for
  * snowflake_status(); both are atomics, written by the worker only.
@@ -93,9 +97,14 @@ watcher_start(void)
 	pg_atomic_write_u32(&watcher->pid, (uint32) MyProcPid);
 	on_shmem_exit(watcher_exit, (Datum) 0);
 	next_lifetime_check = snowflake_monotonic_ms();
-	ereport(LOG,
-			(errmsg("%s started, checking the clock every %d ms",
-					WORKER_NAME, snowflake_clock_check_interval)));
+	if (snowflake_clock_check_interval > 0)
+		ereport(LOG,
+				(errmsg("%s started, checking the clock every %d ms",
+						WORKER_NAME, snowflake_clock_check_interval)));
+	else
+		ereport(LOG,
+				(errmsg("%s started; it checks nothing while \"%s\" is 0",
+						WORKER_NAME, "snowflake.clock_check_interval")));
 }
 
 static void
@@ -119,9 +128,14 @@ watcher_tick(void)
 static void
 watcher_reload(void)
 {
-	ereport(LOG,
-			(errmsg("%s reloaded its configuration, checking the clock every %d ms",
-					WORKER_NAME, snowflake_clock_check_interval)));
+	if (snowflake_clock_check_interval > 0)
+		ereport(LOG,
+				(errmsg("%s reloaded its configuration, checking the clock every %d ms",
+						WORKER_NAME, snowflake_clock_check_interval)));
+	else
+		ereport(LOG,
+				(errmsg("%s reloaded its configuration; it checks nothing while \"%s\" is 0",
+						WORKER_NAME, "snowflake.clock_check_interval")));
 }
 
 static const SnowflakeWorker clock_watcher = {

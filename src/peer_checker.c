@@ -980,9 +980,19 @@ check_peers(void)
  * ----------
  */
 
+/* the number of entries of snowflake.peers in force */
+static int
+peer_count(void)
+{
+	return snowflake_peer_list != NULL ? snowflake_peer_list->nentries : 0;
+}
+
 static int
 checker_interval(void)
 {
+	/* nothing listed: sleep until a reload (which sets the latch) */
+	if (peer_count() == 0)
+		return 0;
 	return snowflake_peer_check_interval;
 }
 
@@ -1000,17 +1010,28 @@ report_list(void)
 				 errhint("Write each connection string in double quotes, for example '\"host=a port=5432 dbname=app\", \"host=b dbname=app\"'.")));
 }
 
+/* Logs what the checker does now: check the listed servers, or nothing. */
+static void
+log_activity(const char *what)
+{
+	if (peer_count() == 0)
+		ereport(LOG,
+				(errmsg("%s %s; it checks nothing while \"%s\" is empty",
+						WORKER_NAME, what, "snowflake.peers")));
+	else
+		ereport(LOG,
+				(errmsg("%s %s, checking %d listed servers every %d ms",
+						WORKER_NAME, what, peer_count(),
+						snowflake_peer_check_interval)));
+}
+
 static void
 checker_start(void)
 {
 	wait_event = snowflake_wait_event("SnowflakePeerCheck");
 	snowflake_peer_limit_memory();
 	report_list();
-	ereport(LOG,
-			(errmsg("%s started, checking %d listed servers every %d ms",
-					WORKER_NAME,
-					snowflake_peer_list ? snowflake_peer_list->nentries : 0,
-					snowflake_peer_check_interval)));
+	log_activity("started");
 }
 
 static void
@@ -1044,6 +1065,7 @@ static void
 checker_reload(void)
 {
 	report_list();
+	log_activity("reloaded its configuration");
 	apply_conflict_policy();
 }
 

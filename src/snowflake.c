@@ -81,13 +81,17 @@ _PG_init(void)
 	if (!IsUnderPostmaster)
 		log_layout();
 
-	/* the workers are optional; pg_upgrade's server needs none */
-	if (IsBinaryUpgrade)
-		return;
-	if (snowflake_clock_check_interval > 0)
+	/*
+	 * Both workers run whatever their settings say, and sleep while there
+	 * is nothing to do (snowflake.clock_check_interval = 0, snowflake.peers
+	 * empty), so that setting either by a reload takes effect at once.
+	 * pg_upgrade's server needs neither.
+	 */
+	if (!IsBinaryUpgrade)
+	{
 		snowflake_register_worker("snowflake clock watcher",
 								  "snowflake_clock_watcher_main", 1);
-	if (snowflake_peers != NULL && snowflake_peers[0] != '\0')
 		snowflake_register_worker("snowflake peer checker",
 								  "snowflake_peer_checker_main", 5);
+	}
 }

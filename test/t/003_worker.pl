@@ -146,12 +146,12 @@ is($node->safe_psql('postgres', 'SELECT worker_pid IS NULL FROM snowflake_status
 	't', 'no worker in binary-upgrade mode');
 $node->stop;
 
-# --- it is optional: interval 0 at start, and backends renew themselves -----------
+# --- interval 0 at start: the worker checks nothing, backends renew themselves --
 $node->start;
 $node->safe_psql('postgres', 'ALTER SYSTEM SET snowflake.clock_check_interval = 0');
 $node->restart;
-is($node->safe_psql('postgres', 'SELECT worker_pid IS NULL FROM snowflake_status()'),
-	't', 'no worker with snowflake.clock_check_interval = 0');
+is($node->safe_psql('postgres', 'SELECT worker_pid IS NOT NULL AND worker_checked_at IS NULL FROM snowflake_status()'),
+	't', 'with snowflake.clock_check_interval = 0 the worker runs but checks nothing');
 $backend_writes = status('hwm_backend_writes');
 # each block reaches past the reservation (2 s ahead of the last ID)
 $node->safe_psql('postgres', 'INSERT INTO ids SELECT id FROM snowflake_nextval(4096 * 2500) id');
@@ -161,6 +161,44 @@ cmp_ok(status('hwm_backend_writes'), '>=', $backend_writes + 2,
 is(status('hwm_id > last_id'), 't', 'and the reservation covers the last ID');
 is($node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT id) FROM ids'),
 	't', 'no duplicates');
+
+# --- settings set by a reload take effect: no restart needed ----------------------
+# the clock checks resume when the interval is set
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.clock_check_interval = '100ms'");
+$node->reload;
+$node->poll_query_until('postgres', 'SELECT worker_checked_at IS NOT NULL FROM snowflake_status()')
+  or die 'the clock checks did not start';
+pass('setting snowflake.clock_check_interval by a reload starts the clock checks');
+
+# the peer checker runs with nothing listed, and starts checking when
+# snowflake.peers is set by a reload; it finds a conflict
+my $other = snowflake_node('other', conf => "snowflake.node_id = 5\n");
+$other->start;
+$other->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$other->safe_psql('postgres', 'SELECT snowflake_nextval()');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM snowflake_peers()'), '0',
+	'no peer checked while snowflake.peers is empty');
+ok($node->log_contains('snowflake peer checker started; it checks nothing while "snowflake.peers" is empty'),
+	'the peer checker says it is idle');
+my $peer = $other->connstr . ' dbname=postgres';
+$node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peer_check_interval = '100ms'});
+$node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peers = '"$peer"'});
+$node->reload;
+$node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 AND bool_and(reachable) FROM snowflake_peers()})
+  or die 'the peer checker did not start checking';
+pass('setting snowflake.peers by a reload starts the peer checks');
+$node->poll_query_until('postgres',
+	q{SELECT bool_or(status LIKE 'conflict: same node ID 5%') FROM snowflake_peers()})
+  or die 'the conflict was not found';
+pass('and it finds the peer with the same node ID');
+# emptying the list by a reload stops the checks; snowflake_peers() is empty
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET snowflake.peers');
+$node->reload;
+$node->poll_query_until('postgres', 'SELECT count(*) = 0 FROM snowflake_peers()')
+  or die 'the peer list was not emptied';
+pass('emptying snowflake.peers by a reload ends the checks');
+$other->stop;
 $node->stop;
 
 done_testing();
