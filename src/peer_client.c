@@ -54,8 +54,9 @@
 #include "postmaster/interrupt.h"
 #include "storage/latch.h"
 
+#include "clock.h"
 #include "peer_client.h"
-#include "snowflake.h"
+#include "settings.h"
 
 /*
  * What one exchange may receive.  The answers we ask for take a few hundred

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * snowflake.h
- *	  Declarations shared by the files of the snowflake extension, and a
- *	  map of the code for whoever reads it next.
+ *	  A map of the code for whoever reads it next, and the one function of
+ *	  the top layer (shmem.c) that _PG_init() calls.  Each file's own
+ *	  declarations are in the header the map names beside it.
  *
  * An ID is a non-negative int64 made of three fields, most significant
  * first: milliseconds since the configured epoch, the node ID and a
@@ -10,68 +11,90 @@
  * server-start settings; the time field gets the remaining bits of the 63
  * below the sign bit.
  *
- * WHO OWNS WHAT
+ * THE LAYERS
  *
- *	snowflake.c			_PG_init: settings, hooks, workers
- *	guc.c				the snowflake.* settings and their checks
- *	layout.c			the layout in force (one source of truth): fields,
- *						slots, time conversions
- *	clock.c				reading the clocks; the trusted time that ignores
- *						forward jumps; steps seen [shared: clock state]
- *	generator.c			allocation of IDs, snowflake_nextval/currval/reserve
- *						[shared: the last slot issued, the reservation]
- *	hwm.c				the durable high-water mark, pg_snowflake/state
- *						[shared: the mark and its bookkeeping]
- *	wal.c				the high-water mark in WAL, for standbys
- *	shmem.c				shared memory hooks; calls each owner's init
- *	bgworker.c			registration and main loop of our workers
- *	clock_watcher.c		the clock-watcher worker's work [shared: its pid]
- *	peer_checker.c		the peer-checker worker and snowflake_peers()
- *						[shared: what it saw of each peer]
- *	peer_client.c		questions to a peer, asynchronous, with a deadline;
- *						answers checked before they are read (peer_client.h)
- *	node_info.c			snowflake_node_info(), what peers ask us
- *	status.c			snowflake_status(), from the owners' snapshots
- *	type_io.c			the type's input, output and casts
- *	operators.c			comparison, hash and min/max functions
- *	time_ops.c			comparing IDs with times
- *	planner_support.c	every planner support function
- *	decode.c			taking IDs apart and building them
- *	foreign_layouts.c	decoding other systems' IDs
- *	uuid.c				the UUIDv7 bridge
- *	records.c			row types of record-returning functions
- *	compat.h			every difference between PostgreSQL versions
+ * Each file calls only files of the layers below it (and never one that
+ * calls it back): "make check-structure" builds the call graph from the
+ * objects' symbols and fails on a cycle.  Bottom up, with each file's
+ * header and [the shared state it owns, if any]:
  *
- * Shared state is private to its owner; other files use the functions
- * declared below.
+ *  1. pure: no shared memory, no I/O
+ *	layout.c	layout.h		the layout in force (one source of truth) and
+ *								all arithmetic of IDs and slots
+ *	peer_list.c	peer_list.h		the syntax of snowflake.peers
+ *	records.c	records.h		row types of record-returning functions
+ *	guc.c		settings.h		the snowflake.* settings and their checks
+ *
+ *  2. SQL on IDs: the type and decoding, read the layout only
+ *	type_io.c, operators.c, time_ops.c (time_compare.h), decode.c,
+ *	foreign_layouts.c, uuid.c; planner_support.c (planner_compat.h: its
+ *	version switches)
+ *
+ *  3. services of the generator, each with one piece of shared state
+ *	admission.c	admission.h		may this server generate now, and if not
+ *								why [one bit per reason, one writer each]
+ *	clock.c		clock.h			reading the clocks; the trusted time that
+ *								holds back forward jumps [clock state]
+ *	wal.c		wal.h			the reservation's WAL record
+ *	state_file.c state_file.h	pg_snowflake/state: load at start, write a
+ *								mark at an elevel [its bookkeeping]
+ *	bgworker.c	workers.h		the workers' common loop
+ *	peer_client.c peer_client.h	questions to a peer, with a deadline;
+ *								answers checked before they are read
+ *
+ *  4. the generator
+ *	generator.c	generator.h		snowflake_nextval/reserve/currval; owns the
+ *								last slot issued and the reservation
+ *								[under one spinlock]
+ *
+ *  5. what drives or watches the generator
+ *	redo.c		redo.h			replays the WAL record: the file, then the
+ *								generator
+ *	clock_watcher.c	workers.h	worker: clock checks, renewals [its pid]
+ *	peer_checker.c	workers.h	worker: node-ID conflicts with peers,
+ *								snowflake_peers() [what it saw]
+ *
+ *  6. SQL over the whole server
+ *	node_info.c					snowflake_node_info(), what peers ask us
+ *	status.c					snowflake_status(), from the owners' copies
+ *	shmem.c		snowflake.h		shared memory: size, create, call each
+ *								owner's init
+ *
+ *  7. snowflake.c	_PG_init(): settings, shared memory, redo, hooks,
+ *					workers
+ *
+ * compat.h holds the differences between PostgreSQL versions that more
+ * than one layer needs.  Shared state is private to its owner: others call
+ * the functions in its header, which hand out copies.
  *
  * THE PATH OF ONE snowflake_nextval()
  *
- *	snowflake_nextval() (generator.c) checks that this server may generate
- *	(preloaded, node ID set, no node-ID conflict reported by the peer
- *	checker, not in recovery), reads the trusted time (clock.c), and in
- *	one spinlock section takes the next slot: max(last slot + 1, now).  If
- *	that slot lies beyond the durable reservation, it asks hwm.c to extend
- *	it (write the file, fsync, log to WAL) and tries again; if it lies too
- *	far ahead of the clock, it waits or fails by snowflake.clock_policy,
- *	after releasing the spinlock.  The slot, with the node ID, is the ID
- *	(layout.c).
+ *	In generator.c: one atomic load says the server may generate
+ *	(admission.h); one read of the system clock gives the trusted time
+ *	(clock.h, inline; the steady clock is read only when the reading is
+ *	outside the window last confirmed); then one spinlock section takes
+ *	the next slot, max(last slot + 1, now), if it is within the clock
+ *	policy's lead and well inside the durable reservation.  The slot and
+ *	the node ID make the ID (layout.h).  Anything else (a reservation to
+ *	write, a lead to wait out, an error) goes to allocate_slots(), which
+ *	writes the state file and the WAL record with no lock held, waits on a
+ *	condition variable or the latch, and starts over.
  *
  * LOCKING RULES
  *
- *	- The generator's spinlock covers its last slot and reservation: a
- *	  compare and an add per call.  Nothing is called, allocated, logged or
- *	  waited for while it is held.  This is what makes IDs unique and
- *	  increasing across backends.
- *	- The high-water mark's LWLock serializes writers of the state file,
- *	  who may do I/O while holding it; a writer publishes the new
- *	  reservation to the generator (taking the spinlock briefly) only after
- *	  the file is durable.  The spinlock is never held while taking it.
+ *	- The generator's spinlock covers its last slot, reservation and
+ *	  counters: compares, stores and adds only.  Nothing is called,
+ *	  allocated, logged or waited for while it is held, and the postmaster
+ *	  never takes it (it may be held by a process that died).
+ *	- One process at a time writes a new mark (a flag under the spinlock);
+ *	  others sleep on a condition variable, which answers cancel,
+ *	  statement_timeout and postmaster death.  No lock is held across the
+ *	  write, the fsync or the WAL flush.
  *	- The peer checker's LWLock covers what it saw of each peer; readers
- *	  copy out under it.  The conflict flag is also read without it, as a
- *	  hint, on the generator's path.
- *	- The clock state is atomics only: what it holds decides which time an
- *	  ID carries, never whether it is unique.
+ *	  copy out under it.
+ *	- Admission and the clock state are atomics: admission decides whether
+ *	  an ID may be issued at all, the clock state which time it carries,
+ *	  never whether it is unique.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -82,27 +105,6 @@
  */
 #ifndef SNOWFLAKE_H
 #define SNOWFLAKE_H
-
-/*
- * Transitional: every header of the extension, for the files that still
- * include this one alone.
- */
-#include "access/tupdesc.h"
-#include "datatype/timestamp.h"
-#include "fmgr.h"
-#include "nodes/pg_list.h"
-#include "storage/lwlock.h"
-
-#include "admission.h"
-#include "clock.h"
-#include "compat.h"
-#include "generator.h"
-#include "layout.h"
-#include "records.h"
-#include "settings.h"
-#include "state_file.h"
-#include "time_compare.h"
-#include "workers.h"
 
 /* shmem.c: the top layer, called from _PG_init() only */
 extern void snowflake_shmem_install_hooks(void);

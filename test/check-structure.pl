@@ -4,12 +4,21 @@
 # uses a global symbol that B defines.  Prints the edges, and fails (exit
 # code 1) when the graph has a cycle, naming the files of each cycle.
 #
+# With --map HEADER it also holds the graph to the map of layers in that
+# header (src/snowflake.h, section "THE LAYERS"): every C file must be
+# listed there, and may only use files listed before it.
+#
 #   make check-structure          (builds first, then runs this)
-#   test/check-structure.pl src/*.o
+#   test/check-structure.pl [--map src/snowflake.h] src/*.o
 use strict;
 use warnings;
 
-my @objects = @ARGV or die "usage: $0 OBJECT...\n";
+my $map;
+if (@ARGV >= 2 && $ARGV[0] eq '--map')
+{
+	(undef, $map) = splice(@ARGV, 0, 2);
+}
+my @objects = @ARGV or die "usage: $0 [--map HEADER] OBJECT...\n";
 my (%defines, %uses);
 for my $o (@objects)
 {
@@ -70,4 +79,38 @@ visit($_) for grep { !exists $idx{$_} } sort keys %files;
 
 printf "%d files, %d edges, %d cycle(s)\n", scalar(keys %files), $n, scalar(@cycles);
 print "cycle: ", join(' ', @$_), "\n" for @cycles;
-exit(@cycles ? 1 : 0);
+my $failed = @cycles > 0;
+
+# the map: the order in which the C files are first named in THE LAYERS
+if (defined $map)
+{
+	open(my $fh, '<', $map) or die "could not open $map: $!\n";
+	my $text = do { local $/; <$fh> };
+	close $fh;
+	my ($layers) = $text =~ /THE LAYERS(.*?)\n \* [A-Z][A-Z ]+\n/s
+	  or die "$map has no section THE LAYERS\n";
+	my (%rank, $r);
+	for my $name ($layers =~ /\b([a-z_]+\.c)\b/g)
+	{
+		$rank{$name} //= $r++;
+	}
+	for my $file (sort keys %files)
+	{
+		next if exists $rank{$file};
+		print "not in the map of $map: $file\n";
+		$failed = 1;
+	}
+	for my $from (sort keys %edges)
+	{
+		for my $to (sort keys %{ $edges{$from} })
+		{
+			next unless exists $rank{$from} && exists $rank{$to};
+			next if $rank{$to} < $rank{$from};
+			print "against the map of $map: $from uses $to, listed after it\n";
+			$failed = 1;
+		}
+	}
+	printf "the map of %s lists %d files; every edge goes down\n", $map, scalar(keys %rank)
+	  unless $failed;
+}
+exit($failed ? 1 : 0);

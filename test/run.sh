@@ -3,7 +3,9 @@
 # install the extension, and run every test suite (pg_regress, isolation,
 # TAP), each against servers it starts itself.  Ends with
 # "N passed, N failed, N skipped", counting one per regression test,
-# isolation spec and TAP script.
+# isolation spec and TAP script, and one for the structure check (make
+# check-structure: the C files call each other down the layers of
+# src/snowflake.h).
 #
 #   sudo test/run.sh                        everything, on Debian's PostgreSQL 15
 #   sudo test/run.sh regress tap            only some suites (regress, isolation, tap)
@@ -51,6 +53,14 @@ if ! make -s -j2 PG_CONFIG="$PG_CONFIG" \
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
+# the layers of the C files (src/snowflake.h), from the objects just built:
+# one check, counted with the others
+log "structure: no call cycle, every call down the layers of src/snowflake.h"
+if make -s --no-print-directory check-structure PG_CONFIG="$PG_CONFIG" | tail -2; then
+	structure_passed=1
+else
+	structure_passed=0
+fi
 make -s clean PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1
 
 # --- a copy of the tree the test user can write to ---------------------------
@@ -71,8 +81,8 @@ as_test_user() {
 		"$@")
 }
 
-passed=0
-failed=0
+passed=$structure_passed
+failed=$((1 - structure_passed))
 skipped=0
 
 # count_skip NAME REASON
