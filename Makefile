@@ -4,10 +4,11 @@ EXTENSION   = snowflake
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(srcdir)/snowflake.control)
 MODULE_big  = snowflake
 OBJS        = src/snowflake.o src/shmem.o src/guc.o src/layout.o \
-              src/admission.o src/clock.o src/state_file.o src/wal.o \
+              src/admission.o src/clock.o src/identity.o src/state_file.o src/wal.o \
               src/generator.o src/redo.o src/bgworker.o \
               src/clock_watcher.o src/peer_list.o src/peer_client.o \
-              src/peer_checker.o \
+              src/peer_checker.o src/citus_node.o src/registry.o \
+              src/node_worker.o \
               src/node_info.o src/status.o src/records.o src/type_io.o \
               src/operators.o src/time_ops.o src/planner_support.o \
               src/decode.o src/foreign_layouts.o src/uuid.o

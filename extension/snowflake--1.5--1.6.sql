@@ -5,8 +5,9 @@
 
 --
 -- 1.6: snowflake_status() counts failed writes of the high-water mark
--- (hwm_write_failures).  Its row type grows, so it is made anew, with the
--- same privileges.
+-- (hwm_write_failures) and says where the node ID comes from
+-- (node_id_source).  Its row type grows, so it is made anew, with the same
+-- privileges.
 --
 DROP FUNCTION snowflake_status();
 
@@ -40,7 +41,8 @@ CREATE FUNCTION snowflake_status(
 	OUT problem pg_catalog.text,
 	OUT clock_held_ms pg_catalog.int8,
 	OUT clock_jumps_ignored pg_catalog.int8,
-	OUT hwm_write_failures pg_catalog.int8)
+	OUT hwm_write_failures pg_catalog.int8,
+	OUT node_id_source pg_catalog.text)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_status'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;

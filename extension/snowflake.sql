@@ -574,7 +574,8 @@ CREATE FUNCTION snowflake_status(
 	OUT problem pg_catalog.text,
 	OUT clock_held_ms pg_catalog.int8,
 	OUT clock_jumps_ignored pg_catalog.int8,
-	OUT hwm_write_failures pg_catalog.int8)
+	OUT hwm_write_failures pg_catalog.int8,
+	OUT node_id_source pg_catalog.text)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_status'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;

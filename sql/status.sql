@@ -6,7 +6,7 @@ SET DateStyle = 'ISO, YMD';
 
 -- layout and identity
 SELECT node_id, epoch, time_bits, node_bits, sequence_bits, time_runs_out_at,
-       clock_policy, problem
+       clock_policy, problem, node_id_source
   FROM snowflake_status();
 
 -- after generating, the counters and the high-water mark tell the truth

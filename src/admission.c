@@ -6,8 +6,8 @@
  * A reason to refuse generation is a bit in one shared word, with a line
  * of detail beside it.  Every reason has exactly one writer:
  *
- *	SNOWFLAKE_BLOCK_NODE_ID		set when shared memory is created (shmem.c),
- *								from snowflake.node_id
+ *	SNOWFLAKE_BLOCK_NODE_ID		identity.c, while this server has no node
+ *								ID (an empty detail: none is configured)
  *	SNOWFLAKE_BLOCK_STATE_FILE	state_file.c, when the file cannot be trusted
  *	SNOWFLAKE_BLOCK_CONFLICT	peer_checker.c, while a peer uses our node ID
  *
@@ -38,6 +38,7 @@
 typedef struct AdmissionShared
 {
 	pg_atomic_uint32 blocked;	/* SnowflakeBlock bits */
+	pg_atomic_uint32 node_id_plus_one;	/* the node ID messages name; 0: none */
 	slock_t		mutex;			/* protects detail */
 	char		detail[SNOWFLAKE_BLOCK_REASONS][DETAIL_LEN];
 } AdmissionShared;
@@ -66,6 +67,7 @@ snowflake_admission_shmem_init(void)
 	if (!found)
 	{
 		pg_atomic_init_u32(&admission->blocked, 0);
+		pg_atomic_init_u32(&admission->node_id_plus_one, 0);
 		SpinLockInit(&admission->mutex);
 		memset(admission->detail, 0, sizeof(admission->detail));
 	}
@@ -100,6 +102,16 @@ snowflake_admission_unblock(SnowflakeBlock reason)
 	pg_atomic_fetch_and_u32(&admission->blocked, ~(uint32) reason);
 }
 
+/*
+ * Tells admission the node ID in use, for its messages (identity.c, when
+ * the node ID is assigned).
+ */
+void
+snowflake_admission_set_node_id(int32 node_id)
+{
+	pg_atomic_write_u32(&admission->node_id_plus_one, (uint32) node_id + 1);
+}
+
 static void
 copy_detail(SnowflakeBlock reason, char *buf)
 {
@@ -117,12 +129,22 @@ snowflake_admission_refuse(uint32 blocked)
 	char		detail[DETAIL_LEN];
 
 	if (blocked & SNOWFLAKE_BLOCK_NODE_ID)
+	{
+		copy_detail(SNOWFLAKE_BLOCK_NODE_ID, detail);
+		if (detail[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("parameter \"%s\" is not set", "snowflake.node_id"),
+					 errdetail("Every server that generates snowflake IDs needs a node ID of its own."),
+					 errhint("Set \"%s\" to a value from 0 to %d, or \"%s\" to a registry that leases node IDs, and restart the server.",
+							 "snowflake.node_id", snowflake_layout()->max_node,
+							 "snowflake.node_registry")));
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("parameter \"%s\" is not set", "snowflake.node_id"),
-				 errdetail("Every server that generates snowflake IDs needs a node ID of its own."),
-				 errhint("Set \"%s\" to a value from 0 to %d in postgresql.conf and restart the server.",
-						 "snowflake.node_id", snowflake_layout()->max_node)));
+				 errmsg("this server has no snowflake node ID"),
+				 errdetail_internal("%s", detail),
+				 errhint("snowflake_status() shows where the node ID comes from and what is missing.")));
+	}
 
 	if (blocked & SNOWFLAKE_BLOCK_STATE_FILE)
 	{
@@ -138,7 +160,7 @@ snowflake_admission_refuse(uint32 blocked)
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("snowflake node ID %d is also used by another server",
-					snowflake_node_id),
+					(int) pg_atomic_read_u32(&admission->node_id_plus_one) - 1),
 			 errdetail("The conflict: %s. Of two servers with one node ID, the one that began generating later stops.",
 					   detail),
 			 errhint("Give every server its own \"%s\" and restart this one.",
@@ -157,7 +179,12 @@ snowflake_admission_problem(void)
 	char		detail[DETAIL_LEN];
 
 	if (blocked & SNOWFLAKE_BLOCK_NODE_ID)
-		return psprintf(_("\"%s\" is not set"), "snowflake.node_id");
+	{
+		copy_detail(SNOWFLAKE_BLOCK_NODE_ID, detail);
+		if (detail[0] == '\0')
+			return psprintf(_("\"%s\" is not set"), "snowflake.node_id");
+		return psprintf(_("no node ID: %s"), detail);
+	}
 	if (blocked & SNOWFLAKE_BLOCK_STATE_FILE)
 	{
 		copy_detail(SNOWFLAKE_BLOCK_STATE_FILE, detail);

@@ -24,7 +24,7 @@
 /* The reasons, one bit each, in the order they are reported */
 typedef enum SnowflakeBlock
 {
-	SNOWFLAKE_BLOCK_NODE_ID = 1 << 0,	/* no node ID: written at start */
+	SNOWFLAKE_BLOCK_NODE_ID = 1 << 0,	/* no node ID: identity.c */
 	SNOWFLAKE_BLOCK_STATE_FILE = 1 << 1,	/* state file untrusted: state_file.c */
 	SNOWFLAKE_BLOCK_CONFLICT = 1 << 2	/* a peer has our node ID: peer_checker.c */
 } SnowflakeBlock;
@@ -36,6 +36,7 @@ extern void snowflake_admission_shmem_init(void);
 
 extern void snowflake_admission_block(SnowflakeBlock reason, const char *detail);
 extern void snowflake_admission_unblock(SnowflakeBlock reason);
+extern void snowflake_admission_set_node_id(int32 node_id);
 pg_noreturn extern void snowflake_admission_refuse(uint32 blocked);
 extern char *snowflake_admission_problem(void);
 

@@ -33,17 +33,24 @@
 
 /*
  * Registers a worker whose entry point is function; called from _PG_init()
- * in the postmaster.
+ * in the postmaster.  A worker that reads a database (with_database) starts
+ * once recovery is over, and connects itself with
+ * BackgroundWorkerInitializeConnection(); the others start with the server.
  */
 void
 snowflake_register_worker(const char *name, const char *function,
-						  int restart_seconds)
+						  int restart_seconds, bool with_database)
 {
 	BackgroundWorker worker;
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
 	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	if (with_database)
+	{
+		worker.bgw_flags |= BGWORKER_BACKEND_DATABASE_CONNECTION;
+		worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	}
 	worker.bgw_restart_time = restart_seconds;
 	strlcpy(worker.bgw_library_name, "snowflake", BGW_MAXLEN);
 	strlcpy(worker.bgw_function_name, function, BGW_MAXLEN);

@@ -9,7 +9,9 @@
  * reservation: the largest time field a durable high-water mark covers.
  *
  * Invariants:
- *	- The next slot is max(last slot + 1, the slot of the current time);
+ *	- The next slot is last slot + 1, or, if the current time's millisecond
+ *	  is later, that millisecond's first slot (plus a random start below
+ *	  snowflake.sequence_random_start);
  *	  it is chosen and recorded in one critical section under the spinlock,
  *	  so IDs are strictly increasing across all backends and never repeat.
  *	- A slot is issued only if its time field is <= the reservation.  The
@@ -51,6 +53,7 @@
 
 #include "access/htup_details.h"
 #include "access/xlog.h"
+#include "common/pg_prng.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -65,6 +68,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "generator.h"
+#include "identity.h"
 #include "layout.h"
 #include "records.h"
 #include "settings.h"
@@ -112,11 +116,13 @@ static Oid	session_last_user = InvalidOid;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 /*
- * This backend saw the library preloaded and recovery over: the fast path
- * of snowflake_nextval() may run.  A server never goes back into recovery
- * without a restart.
+ * This backend saw the library preloaded, recovery over and a node ID
+ * assigned: the fast path of snowflake_nextval() may run.  A server never
+ * goes back into recovery without a restart, and keeps its node ID until
+ * it stops (identity.c), so node_id is this backend's copy of it.
  */
 static bool fast_path_ready = false;
+static int32 node_id = -1;
 
 static uint32 reservation_wait_event = 0;
 static uint32 clock_wait_event = 0;
@@ -324,6 +330,24 @@ current_policy(void)
 		policy.version = snowflake_policy_version;
 	}
 	return &policy;
+}
+
+/*
+ * Where the sequence of a millisecond this call opens starts: 0, or with
+ * snowflake.sequence_random_start a random number below it (and below the
+ * millisecond's sequence numbers), so that at low rates the low bits of
+ * IDs are spread evenly for designs that shard by id modulo n.  Later IDs
+ * of the millisecond follow it, strictly increasing as ever.
+ */
+static inline int64
+sequence_start(const SnowflakeLayout *layout)
+{
+	int64		range;
+
+	if (likely(snowflake_sequence_random_start <= 1))
+		return 0;
+	range = Min(snowflake_sequence_random_start, snowflake_slots_in_ms(layout, 1));
+	return (int64) (pg_prng_uint64(&pg_global_prng_state) % (uint64) range);
 }
 
 /*
@@ -657,6 +681,10 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 					 errmsg("cannot generate snowflake IDs during recovery"),
 					 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
+		/* admission let us through: the node ID is assigned */
+		pg_read_barrier();
+		node_id = snowflake_identity_node_id();
+		Assert(node_id >= 0);
 		fast_path_ready = true;
 	}
 
@@ -688,6 +716,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 		int64		now_unix = snowflake_clock_now_ms();
 		int64		now_ms;
 		int64		now_slot;
+		int64		start_slot;
 		int64		first = 0;
 		int64		last = 0;
 		int64		end_ms = 0;
@@ -702,6 +731,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 		/* past the last time field, no slot is "now": -1 says so */
 		now_slot = likely(now_ms <= layout->max_ms) ?
 			snowflake_first_slot_of_ms(layout, now_ms) : -1;
+		start_slot = now_slot + sequence_start(layout);
 
 		SpinLockAcquire(&generator->mutex);
 		reserved_ms = generator->reserved_ms;
@@ -710,7 +740,10 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 			outcome = ALLOC_EXHAUSTED;
 		else
 		{
-			first = Max(generator->last_slot + 1, now_slot);
+			/* the next slot, or the start of the clock's ms if that is later */
+			first = generator->last_slot + 1;
+			if (first <= now_slot)
+				first = start_slot;
 			if (unlikely(first > layout->max_slot - (count - 1)))
 				outcome = ALLOC_EXHAUSTED;
 			else
@@ -835,11 +868,14 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 		if (likely(now_ms >= 0 && now_ms <= layout->max_ms))
 		{
 			int64		now_slot = snowflake_first_slot_of_ms(layout, now_ms);
+			int64		start_slot = now_slot + sequence_start(layout);
 			int64		end_ms;
 			bool		ok;
 
 			SpinLockAcquire(&generator->mutex);
-			first = Max(generator->last_slot + 1, now_slot);
+			first = generator->last_slot + 1;
+			if (first <= now_slot)
+				first = start_slot;
 			end_ms = snowflake_slot_ms(layout, first);
 			ok = first <= layout->max_slot &&
 				end_ms - now_ms <= p->allowed_lead &&
@@ -858,7 +894,7 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 				/* the slot opens a millisecond the clock has not reached */
 				if (unlikely(first > now_slot) && snowflake_slot_seq(layout, first) == 0)
 					pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
-				id = snowflake_slot_to_id(layout, first, snowflake_node_id);
+				id = snowflake_slot_to_id(layout, first, node_id);
 				remember_for_currval(id);
 				PG_RETURN_INT64(id);
 			}
@@ -867,7 +903,7 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 
 	allocate_slots(1, &first, &last, NULL);
 	layout = snowflake_layout();
-	id = snowflake_slot_to_id(layout, first, snowflake_node_id);
+	id = snowflake_slot_to_id(layout, first, node_id);
 	remember_for_currval(id);
 	PG_RETURN_INT64(id);
 }
@@ -914,9 +950,9 @@ snowflake_reserve(PG_FUNCTION_ARGS)
 
 	allocate_slots(n, &first, &last, &lead);
 	layout = snowflake_layout();
-	remember_for_currval(snowflake_slot_to_id(layout, last, snowflake_node_id));
+	remember_for_currval(snowflake_slot_to_id(layout, last, node_id));
 
-	values[0] = Int64GetDatum(snowflake_slot_to_id(layout, first, snowflake_node_id));
+	values[0] = Int64GetDatum(snowflake_slot_to_id(layout, first, node_id));
 	values[1] = Int64GetDatum(session_last_id);
 	values[2] = Int64GetDatum(n);
 	values[3] = Int64GetDatum(lead);
@@ -951,7 +987,7 @@ snowflake_nextval_n(PG_FUNCTION_ARGS)
 		funcctx = SRF_FIRSTCALL_INIT();
 		allocate_slots(n, &first, &last, NULL);
 		remember_for_currval(snowflake_slot_to_id(snowflake_layout(), last,
-												  snowflake_node_id));
+												  node_id));
 
 		oldcxt = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		block = (BlockState *) palloc(sizeof(BlockState));
@@ -967,7 +1003,7 @@ snowflake_nextval_n(PG_FUNCTION_ARGS)
 		SRF_RETURN_NEXT(funcctx,
 						Int64GetDatum(snowflake_slot_to_id(snowflake_layout(),
 														   block->next_slot++,
-														   snowflake_node_id)));
+														   node_id)));
 	SRF_RETURN_DONE(funcctx);
 }
 

@@ -53,6 +53,9 @@ char	   *snowflake_peers = NULL;
 int			snowflake_peer_check_interval = 5000;
 int			snowflake_peer_timeout = 2000;
 int			snowflake_node_conflict = SNOWFLAKE_CONFLICT_REFUSE;
+char	   *snowflake_node_registry = NULL;
+char	   *snowflake_database = NULL;
+int			snowflake_sequence_random_start = 0;
 
 /* bumped whenever a setting the generator derives its bounds from changes */
 uint32		snowflake_policy_version = 0;
@@ -340,6 +343,25 @@ assign_peers(const char *newval, void *extra)
 	snowflake_peer_list = (const SnowflakePeerList *) extra;
 }
 
+/*
+ * Check hook for snowflake.node_registry: a libpq connection string or URI
+ * (parsed by peer_list.c's rules for one entry), or empty.
+ */
+static bool
+check_node_registry(char **newval, void **extra, GucSource source)
+{
+	char	   *error = NULL;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	if (!snowflake_conninfo_valid(*newval, &error))
+	{
+		GUC_check_errdetail("%s", error);
+		return false;
+	}
+	return true;
+}
+
 /* every parameter, for the start-up recheck in snowflake_define_settings() */
 static const char *const all_parameters[] = {
 	"snowflake.node_id", "snowflake.epoch", "snowflake.node_bits",
@@ -349,7 +371,9 @@ static const char *const all_parameters[] = {
 	"snowflake.clock_step_threshold", "snowflake.max_clock_jump",
 	"snowflake.clock_jump_hold", "snowflake.epoch_warning_days",
 	"snowflake.peers", "snowflake.peer_check_interval",
-	"snowflake.peer_timeout", "snowflake.node_conflict"
+	"snowflake.peer_timeout", "snowflake.node_conflict",
+	"snowflake.node_registry", "snowflake.database",
+	"snowflake.sequence_random_start"
 };
 
 /*
@@ -516,6 +540,30 @@ snowflake_define_settings(bool preloading)
 							 node_conflict_options,
 							 PGC_SIGHUP, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("snowflake.node_registry",
+							   "Names the database that leases node IDs to servers without snowflake.node_id.",
+							   "A libpq connection string or URI; used only when snowflake.node_id is not set and Citus is not preloaded.",
+							   &snowflake_node_registry,
+							   "",
+							   layout_context, GUC_SUPERUSER_ONLY,
+							   check_node_registry, NULL, NULL);
+
+	DefineCustomStringVariable("snowflake.database",
+							   "Names the database where the node-ID worker reads Citus's metadata.",
+							   "Used only when snowflake.node_id is not set and Citus is preloaded.",
+							   &snowflake_database,
+							   "postgres",
+							   layout_context, 0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("snowflake.sequence_random_start",
+							"Starts the sequence of each new millisecond at a random number below this.",
+							"0 starts every millisecond at 0; for designs that shard by id modulo n at low rates.",
+							&snowflake_sequence_random_start,
+							0, 0, 1 << 20,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("snowflake");
 

@@ -31,6 +31,7 @@
 
 #include "clock.h"
 #include "generator.h"
+#include "identity.h"
 #include "layout.h"
 #include "records.h"
 #include "settings.h"
@@ -62,7 +63,7 @@ snowflake_node_info(PG_FUNCTION_ARGS)
 		NODE_INFO_COLUMNS_1_5 : NODE_INFO_COLUMNS;
 	tupdesc = snowflake_result_tupdesc(fcinfo, natts);
 
-	values[0] = Int32GetDatum(snowflake_node_id);
+	values[0] = Int32GetDatum(snowflake_identity_node_id());
 	values[1] = Int64GetDatum(snowflake_instance_token());
 	values[2] = Int64GetDatum(PgStartTime / 1000 + SNOWFLAKE_PG_EPOCH_UNIX_MS);
 	values[3] = BoolGetDatum(RecoveryInProgress());

@@ -88,6 +88,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "generator.h"
+#include "identity.h"
 #include "layout.h"
 #include "peer_list.h"
 #include "records.h"
@@ -956,7 +957,7 @@ check_peers(void)
 		return;
 
 	/* judge */
-	self.node_id = snowflake_node_id;
+	self.node_id = snowflake_identity_node_id();
 	self.instance_token = peers_shared->instance_token;
 	self.started_at_ms = start_time_ms();
 	self.in_recovery = RecoveryInProgress();

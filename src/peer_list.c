@@ -179,3 +179,31 @@ done:
 	MemoryContextDelete(cxt);
 	return list;
 }
+
+/*
+ * True when conninfo is one valid libpq connection string or URI (what
+ * snowflake.node_registry holds); else sets *error to a palloc'd sentence.
+ */
+bool
+snowflake_conninfo_valid(const char *conninfo, char **error)
+{
+	PQconninfoOption *opts;
+	char	   *libpq_error = NULL;
+
+	opts = PQconninfoParse(conninfo, &libpq_error);
+	if (opts != NULL)
+	{
+		PQconninfoFree(opts);
+		return true;
+	}
+	if (libpq_error)
+	{
+		/* libpq's message ends with a newline */
+		libpq_error[strcspn(libpq_error, "\n")] = '\0';
+		*error = psprintf(_("It is not a valid connection string: %s"), libpq_error);
+		PQfreemem(libpq_error);
+	}
+	else
+		*error = psprintf(_("It is not a valid connection string: %s"), _("out of memory"));
+	return false;
+}

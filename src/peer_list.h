@@ -46,6 +46,7 @@ snowflake_peer_conninfo(const SnowflakePeerList *list, int i)
 
 extern SnowflakePeerList *snowflake_peer_list_parse(const char *value,
 													char **error);
+extern bool snowflake_conninfo_valid(const char *conninfo, char **error);
 
 /*
  * The list in force: set by the assign hook of snowflake.peers (guc.c),

@@ -49,6 +49,9 @@ extern char *snowflake_peers;
 extern int	snowflake_peer_check_interval;
 extern int	snowflake_peer_timeout;
 extern int	snowflake_node_conflict;
+extern char *snowflake_node_registry;
+extern char *snowflake_database;
+extern int	snowflake_sequence_random_start;
 
 /* changes whenever a setting snowflake_allowed_lead_ms() and
  * snowflake_max_wait_ms() depend on, or snowflake.reserve_ahead, changes */

@@ -28,6 +28,7 @@
 #include "admission.h"
 #include "clock.h"
 #include "generator.h"
+#include "identity.h"
 #include "settings.h"
 #include "snowflake.h"
 #include "state_file.h"
@@ -50,6 +51,7 @@ shmem_request(void)
 
 	size = add_size(size, snowflake_admission_shmem_size());
 	size = add_size(size, snowflake_clock_shmem_size());
+	size = add_size(size, snowflake_identity_shmem_size());
 	size = add_size(size, snowflake_state_file_shmem_size());
 	size = add_size(size, snowflake_generator_shmem_size());
 	size = add_size(size, snowflake_clock_watcher_shmem_size());
@@ -72,6 +74,7 @@ shmem_startup(void)
 	locks = GetNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME);
 	snowflake_admission_shmem_init();
 	snowflake_clock_shmem_init();
+	snowflake_identity_shmem_init();
 	have_mark = snowflake_state_file_shmem_init(&saved);
 	snowflake_generator_shmem_init();
 	snowflake_clock_watcher_shmem_init();
@@ -80,8 +83,6 @@ shmem_startup(void)
 	/* the first process to get here (the postmaster) starts the generator */
 	if (have_mark)
 		snowflake_generator_resume(&saved);
-	if (snowflake_node_id < 0)
-		snowflake_admission_block(SNOWFLAKE_BLOCK_NODE_ID, NULL);
 	LWLockRelease(AddinShmemInitLock);
 }
 

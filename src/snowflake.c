@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "compat.h"
 #include "generator.h"
+#include "identity.h"
 #include "layout.h"
 #include "redo.h"
 #include "settings.h"
@@ -43,17 +44,31 @@ static void
 log_layout(void)
 {
 	const SnowflakeLayout *layout = snowflake_layout();
+	SnowflakeNodeSource source = snowflake_node_source();
 
-	if (snowflake_node_id < 0)
+	if (source == SNOWFLAKE_NODE_NONE)
 		ereport(WARNING,
 				(errmsg("parameter \"%s\" is not set, so no snowflake IDs will be generated",
 						"snowflake.node_id"),
-				 errhint("Set \"%s\" to a value from 0 to %d and restart the server.",
-						 "snowflake.node_id", layout->max_node)));
-	else
+				 errhint("Set \"%s\" to a value from 0 to %d, or \"%s\" to a registry that leases node IDs, and restart the server.",
+						 "snowflake.node_id", layout->max_node, "snowflake.node_registry")));
+	else if (source == SNOWFLAKE_NODE_MANUAL)
 		ereport(LOG,
 				(errmsg("snowflake IDs of node %d: epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
 						snowflake_node_id,
+						snowflake_unix_ms_to_str(layout->epoch_ms),
+						layout->time_bits, layout->node_bits, layout->seq_bits,
+						snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
+	else if (source == SNOWFLAKE_NODE_CITUS)
+		ereport(LOG,
+				(errmsg("snowflake IDs with the Citus group ID as node ID: epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
+						snowflake_unix_ms_to_str(layout->epoch_ms),
+						layout->time_bits, layout->node_bits, layout->seq_bits,
+						snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
+	else
+		ereport(LOG,
+				(errmsg("snowflake IDs with a node ID leased from \"%s\": epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",
+						"snowflake.node_registry",
 						snowflake_unix_ms_to_str(layout->epoch_ms),
 						layout->time_bits, layout->node_bits, layout->seq_bits,
 						snowflake_unix_ms_to_str(layout->epoch_ms + layout->max_ms + 1))));
@@ -90,8 +105,14 @@ _PG_init(void)
 	if (!IsBinaryUpgrade)
 	{
 		snowflake_register_worker("snowflake clock watcher",
-								  "snowflake_clock_watcher_main", 1);
+								  "snowflake_clock_watcher_main", 1, false);
 		snowflake_register_worker("snowflake peer checker",
-								  "snowflake_peer_checker_main", 5);
+								  "snowflake_peer_checker_main", 5, false);
+		/* a node ID to obtain, from Citus's metadata or the registry */
+		if (snowflake_node_source() == SNOWFLAKE_NODE_CITUS ||
+			snowflake_node_source() == SNOWFLAKE_NODE_REGISTRY)
+			snowflake_register_worker("snowflake node ID worker",
+									  "snowflake_node_worker_main", 5,
+									  snowflake_node_source() == SNOWFLAKE_NODE_CITUS);
 	}
 }

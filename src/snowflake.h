@@ -35,12 +35,16 @@
  *								why [one bit per reason, one writer each]
  *	clock.c		clock.h			reading the clocks; the trusted time that
  *								holds back forward jumps [clock state]
+ *	identity.c	identity.h		the node ID in use and where it comes from
+ *								[the node ID, set once]
  *	wal.c		wal.h			the reservation's WAL record
  *	state_file.c state_file.h	pg_snowflake/state: load at start, write a
  *								mark at an elevel [its bookkeeping]
  *	bgworker.c	workers.h		the workers' common loop
  *	peer_client.c peer_client.h	questions to a peer, with a deadline;
  *								answers checked before they are read
+ *	citus_node.c citus_node.h	this server's Citus group, from its own
+ *								metadata (SPI)
  *
  *  4. the generator
  *	generator.c	generator.h		snowflake_nextval/reserve/currval; owns the
@@ -53,6 +57,9 @@
  *	clock_watcher.c	workers.h	worker: clock checks, renewals [its pid]
  *	peer_checker.c	workers.h	worker: node-ID conflicts with peers,
  *								snowflake_peers() [what it saw]
+ *	registry.c	registry.h		node IDs leased from snowflake.node_registry
+ *	node_worker.c	workers.h	worker: obtains the node ID (Citus group or
+ *								lease) where none is set by hand
  *
  *  6. SQL over the whole server
  *	node_info.c					snowflake_node_info(), what peers ask us

@@ -63,6 +63,7 @@
 
 #include "admission.h"
 #include "clock.h"
+#include "identity.h"
 #include "layout.h"
 #include "settings.h"
 #include "state_file.h"
@@ -272,7 +273,7 @@ fill_record(StateRecord *rec, int64 mark, int64 now_unix_ms)
 	rec->epoch_ms = layout->epoch_ms;
 	rec->node_bits = layout->node_bits;
 	rec->seq_bits = layout->seq_bits;
-	rec->node_id = snowflake_node_id;
+	rec->node_id = snowflake_identity_node_id();
 	rec->written_at = now_unix_ms;
 	rec->crc = record_crc(rec);
 }

@@ -9,7 +9,7 @@
  * side by side and derives the rest.  It reads, never decides: the clock
  * is peeked at, not observed, so a monitoring query changes nothing and
  * logs nothing.  It fills the columns its SQL declaration has: 27 in
- * version 1.4, 29 in 1.5, 30 from 1.6, so that the library works under
+ * version 1.4, 29 in 1.5, 31 from 1.6, so that the library works under
  * each until ALTER EXTENSION ... UPDATE.
  *
  * Copyright (c) 2026, snowflake developers
@@ -30,6 +30,7 @@
 #include "admission.h"
 #include "clock.h"
 #include "generator.h"
+#include "identity.h"
 #include "layout.h"
 #include "records.h"
 #include "settings.h"
@@ -40,7 +41,7 @@ PG_FUNCTION_INFO_V1(snowflake_status);
 
 #define STATUS_COLUMNS_1_4	27
 #define STATUS_COLUMNS_1_5	29
-#define STATUS_COLUMNS		30
+#define STATUS_COLUMNS		31
 
 /*
  * Returns Unix ms as a timestamptz Datum, or sets *isnull when it is 0
@@ -105,6 +106,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 	SnowflakeGeneratorStatus gen;
 	SnowflakeStateFileStatus file;
 	SnowflakeClockStatus clock;
+	SnowflakeIdentityStatus ident;
 	TupleDesc	tupdesc;
 	Datum		values[STATUS_COLUMNS];
 	bool		nulls[STATUS_COLUMNS];
@@ -130,6 +132,7 @@ snowflake_status(PG_FUNCTION_ARGS)
 	snowflake_generator_status(&gen);
 	snowflake_state_file_status(&file);
 	snowflake_clock_status(&clock);
+	snowflake_identity_status(&ident);
 	snowflake_clock_watcher_status(&worker_pid, &worker_checked_at);
 
 	now_unix_ms = snowflake_clock_peek_ms(&held_ms);
@@ -141,8 +144,8 @@ snowflake_status(PG_FUNCTION_ARGS)
 	memset(nulls, 0, sizeof(nulls));
 
 	/* identity and layout */
-	values[i] = Int32GetDatum(snowflake_node_id);
-	nulls[i++] = snowflake_node_id < 0;
+	values[i] = Int32GetDatum(ident.node_id);
+	nulls[i++] = ident.node_id < 0;
 	values[i] = unix_ms_datum(layout->epoch_ms, &nulls[i]);
 	i++;
 	values[i++] = Int32GetDatum(layout->time_bits);
@@ -153,10 +156,10 @@ snowflake_status(PG_FUNCTION_ARGS)
 	values[i++] = CStringGetTextDatum(snowflake_clock_policy_name());
 
 	/* generation */
-	if (gen.ids_issued > 0 && snowflake_node_id >= 0)
+	if (gen.ids_issued > 0 && ident.node_id >= 0)
 	{
 		values[i++] = Int64GetDatum(snowflake_slot_to_id(layout, gen.last_slot,
-														 snowflake_node_id));
+														 ident.node_id));
 		values[i] = unix_ms_datum(layout->epoch_ms + last_ms, &nulls[i]);
 		i++;
 	}
@@ -213,9 +216,12 @@ snowflake_status(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum((int64) clock.jumps_ignored);
 	}
 
-	/* since 1.6: failed writes of the high-water mark */
+	/* since 1.6: failed writes of the high-water mark; the node ID's source */
 	if (natts >= STATUS_COLUMNS)
+	{
 		values[i++] = Int64GetDatum((int64) file.failures);
+		values[i++] = CStringGetTextDatum(snowflake_node_source_name(ident.source));
+	}
 
 	Assert(i == natts);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -34,6 +34,7 @@
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 
+#include "identity.h"
 #include "settings.h"
 #include "wal.h"
 
@@ -57,7 +58,7 @@ snowflake_wal_log_mark(int64 mark)
 
 	memset(&rec, 0, sizeof(rec));
 	rec.hwm_id = mark;
-	rec.node_id = snowflake_node_id;
+	rec.node_id = snowflake_identity_node_id();
 
 	XLogBeginInsert();
 	XLogRegisterData((char *) &rec, sizeof(rec));

@@ -32,7 +32,7 @@ typedef struct SnowflakeWorker
 } SnowflakeWorker;
 
 extern void snowflake_register_worker(const char *name, const char *function,
-									  int restart_seconds);
+									  int restart_seconds, bool with_database);
 pg_noreturn extern void snowflake_worker_run(const SnowflakeWorker *worker);
 
 extern Size snowflake_clock_watcher_shmem_size(void);
@@ -44,5 +44,7 @@ extern Size snowflake_peers_shmem_size(void);
 extern void snowflake_peers_shmem_init(LWLock *lock);
 extern int64 snowflake_instance_token(void);
 PGDLLEXPORT void snowflake_peer_checker_main(Datum main_arg);
+
+PGDLLEXPORT void snowflake_node_worker_main(Datum main_arg);
 
 #endif							/* SNOWFLAKE_WORKERS_H */

@@ -1,0 +1,22 @@
+/*-------------------------------------------------------------------------
+ *
+ * registry.h
+ *	  Node IDs leased from snowflake.node_registry (registry.c), for the
+ *	  node-ID worker.
+ *
+ * Copyright (c) 2026, snowflake developers
+ *
+ * IDENTIFICATION
+ *	  src/registry.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SNOWFLAKE_REGISTRY_H
+#define SNOWFLAKE_REGISTRY_H
+
+extern int	snowflake_registry_interval_ms(void);
+extern void snowflake_registry_start(void);
+extern void snowflake_registry_tick(void);
+extern void snowflake_registry_stop(void);
+
+#endif							/* SNOWFLAKE_REGISTRY_H */
