@@ -154,9 +154,9 @@ ANALYZE ev_big;
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM ev_big WHERE id::snowflake >= '2026-03-01 12:00:02+00'::timestamptz;
 -- a negative bigint is no ID, and the cast rejects it however it is
--- written.  A lower bound never selects it; an upper bound would, so the
--- cast is evaluated on the rows the bound selects and raises its error, as
--- it does where the planner cannot rewrite the comparison
+-- written.  The rewritten comparison keeps the cast as a guard in front of
+-- the bounds: it raises the cast's error on every row a scan reads, as it
+-- does where the planner cannot rewrite the comparison, and under NOT
 CREATE TEMP TABLE neg (id bigint PRIMARY KEY);
 INSERT INTO neg VALUES (-5), (snowflake_from_parts('2026-03-01 12:00:00+00', 1, 0));
 SELECT count(*) FROM neg WHERE id::snowflake >= '2026-03-01 12:00:00+00'::timestamptz;
@@ -166,6 +166,8 @@ SELECT count(*) FROM neg WHERE snowflake(id) <= '2026-03-01 12:00:01+00'::timest
 SELECT count(*) FROM neg WHERE '2026-03-01 12:00:01+00'::timestamptz > CAST(id AS snowflake);
 WITH c AS MATERIALIZED (SELECT id::snowflake AS id FROM neg)
 SELECT count(*) FROM c WHERE id < '2026-03-01 12:00:01+00'::timestamptz;
+SELECT count(*) FROM neg WHERE NOT (id::snowflake > '2026-03-01 12:00:01+00'::timestamptz);
+SELECT count(*) FILTER (WHERE id::snowflake >= '2026-03-01 12:00:00+00'::timestamptz) FROM neg;
 DROP TABLE neg;
 -- (the cast is evaluated on the rows of the index condition only)
 EXPLAIN (COSTS OFF)

@@ -31,8 +31,8 @@
  *	 rewritten into comparisons of the ID with ID bounds, which are in
  *	 snowflake's btree family: index scans, BRIN, partition pruning and
  *	 selectivity estimates then work on plain ID comparisons.  A bigint
- *	 cast to snowflake is compared as a bigint, on bigint indexes; no row
- *	 the cast would reject is ever returned.
+ *	 cast to snowflake is compared as a bigint, on bigint indexes, behind a
+ *	 guard that raises the cast's error for a negative one.
  *
  * snowflake_decode_support: snowflake_decode(id) becomes
  *	 ROW(snowflake_timestamp(id), snowflake_node_id(id), snowflake_seq(id)),
@@ -40,9 +40,11 @@
  *	 NULL.
  *
  * A rewrite never changes a result: the rewritten expression gives the
- * value the call gives, or, where the call would raise an error, at most
- * leaves the row out (as an index scan that never visits it would).  The
- * regression test rewrites checks each against its unrewritten form.
+ * value the call gives, and raises the error the call raises, wherever it
+ * is evaluated.  Only as a qual in WHERE may a row whose evaluation would
+ * raise be left out, by an index condition that never visits it, as with
+ * any index scan.  The regression test rewrites checks each against its
+ * unrewritten form.
  *
  * Siblings (the functions and operators a rewrite builds) are looked up in
  * the schema of the function being rewritten, never through the
@@ -329,49 +331,57 @@ bigint_under_cast(Oid funcid, Node *id, FuncExpr **cast)
 }
 
 /*
+ * The guard of a rewritten comparison of a bigint under our cast function
+ * (cast; not a relabeling, which checks nothing):
+ *
+ *		(snowflake(bigint) IS NOT NULL OR bigint IS NULL)
+ *
+ * It is true for every bigint the cast accepts and for NULL, and raises
+ * the cast's error for a negative one, exactly where the comparison it
+ * guards, evaluated unrewritten, would raise it.
+ */
+static Expr *
+cast_guard(FuncExpr *cast, Node *bigint_id)
+{
+	NullTest   *accepted;
+	NullTest   *missing;
+
+	accepted = makeNode(NullTest);
+	accepted->arg = (Expr *) copyObject(cast);
+	accepted->nulltesttype = IS_NOT_NULL;
+	accepted->argisrow = false;
+	accepted->location = -1;
+	missing = makeNode(NullTest);
+	missing->arg = (Expr *) copyObject(bigint_id);
+	missing->nulltesttype = IS_NULL;
+	missing->argisrow = false;
+	missing->location = -1;
+	return make_orclause(list_make2(accepted, missing));
+}
+
+/*
  * "id OP bound(arg)" where OP is the comparison opname between snowflake
  * and bigint (or between bigints, for a bigint cast to snowflake) and bound
- * is snowflake_last_id_before or _at (or _in) applied to arg.
- *
- * Every bound is -1 or more, so a lower bound ("id > bound") never selects
- * a negative bigint, which the cast to snowflake would have rejected: such
- * a row is left out rather than raising the cast's error, as an index scan
- * leaves out the rows it does not visit.  An upper bound alone ("id <=
- * bound", only_upper) selects every negative bigint, so for a bigint under
- * our cast function (not a relabeling, which checks nothing) the clause
- * becomes
- *
- *		bigint <= bound AND (snowflake(bigint) IS NOT NULL OR bigint IS NULL)
- *
- * The first half is the index condition; the second is true for every
- * bigint the cast accepts, raises the cast's error for a negative one (on
- * the rows the index returns), and is true for NULL so that the whole is
- * NULL wherever the comparison it replaces is NULL.  Its estimated
- * selectivity is close to 1, so row estimates are those of the bound.  The
- * bigint expression then appears three times, so a volatile one is not
- * rewritten (NULL is returned).
+ * is snowflake_last_id_before or _at (or _in) applied to arg.  For a bigint
+ * under our cast function, *cast and *bigint_id are set, and the caller
+ * must put cast_guard() in front of the clause.
  */
 static Expr *
 id_bound_clause(Oid funcid, Node *id, const char *opname,
-				const char *boundfunc, Node *arg, bool only_upper)
+				const char *boundfunc, Node *arg, FuncExpr **cast,
+				Node **bigint_id)
 {
 	Oid			argtype = exprType(arg);
-	FuncExpr   *cast;
-	Node	   *bigint_id = bigint_under_cast(funcid, id, &cast);
-	bool		guard = only_upper && cast != NULL;
 	Oid			boundoid;
 	Oid			opno;
 	FuncExpr   *bound;
 	OpExpr	   *clause;
-	NullTest   *accepted;
-	NullTest   *missing;
 
+	*bigint_id = bigint_under_cast(funcid, id, cast);
 	boundoid = LookupFuncName(sibling_name(funcid, boundfunc), 1, &argtype, true);
-	if (bigint_id != NULL)
+	if (*bigint_id != NULL)
 	{
-		if (guard && contain_volatile_functions(bigint_id))
-			return NULL;
-		id = bigint_id;
+		id = *bigint_id;
 		opno = int8_operator(opname);
 	}
 	else
@@ -384,22 +394,60 @@ id_bound_clause(Oid funcid, Node *id, const char *opname,
 	clause = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) id,
 									  (Expr *) bound, InvalidOid, InvalidOid);
 	set_opfuncid(clause);
-	if (!guard)
-		return (Expr *) clause;
+	return (Expr *) clause;
+}
 
-	/* the guard: see above */
-	accepted = makeNode(NullTest);
-	accepted->arg = (Expr *) copyObject(cast);
-	accepted->nulltesttype = IS_NOT_NULL;
-	accepted->argisrow = false;
-	accepted->location = -1;
-	missing = makeNode(NullTest);
-	missing->arg = (Expr *) copyObject(bigint_id);
-	missing->nulltesttype = IS_NULL;
-	missing->argisrow = false;
-	missing->location = -1;
-	return make_andclause(list_make2(clause,
-									 make_orclause(list_make2(accepted, missing))));
+/*
+ * The rewritten comparison: the bound clauses (one, or a range of two),
+ * with the guard of a bigint under our cast in front:
+ *
+ *		(snowflake(bigint) IS NOT NULL OR bigint IS NULL) AND bigint > below
+ *
+ * In front, because an AND inside an expression (under NOT, in CASE, in a
+ * select list) is evaluated in order and stops at the first false: a guard
+ * behind a bound that a negative bigint fails would never run, and the
+ * expression would be false (or, negated, true) where the comparison
+ * raises the cast's error.  As a qual of its own in WHERE, the guard is a
+ * filter on the rows the bounds, the index condition, select; a negative
+ * key outside them is left out rather than raising, as with any index scan
+ * that never visits a row.  Its estimated selectivity is close to 1, so row
+ * estimates are those of the bounds.  The bigint expression then appears
+ * more than once, so a volatile one is not rewritten (NULL is returned).
+ */
+static Node *
+guarded_clause(Oid funcid, Node *id, const char *opname, const char *boundfunc,
+			   const char *uptofunc, Node *arg)
+{
+	FuncExpr   *cast;
+	Node	   *bigint_id;
+	List	   *clauses;
+	Expr	   *lower;
+
+	lower = id_bound_clause(funcid, id, opname, boundfunc, arg, &cast, &bigint_id);
+	if (lower == NULL)
+		return NULL;
+	clauses = list_make1(lower);
+	if (uptofunc != NULL)
+	{
+		FuncExpr   *cast2;
+		Node	   *bigint_id2;
+		Expr	   *upper;
+
+		upper = id_bound_clause(funcid, copyObject(id), "<=", uptofunc,
+								copyObject(arg), &cast2, &bigint_id2);
+		if (upper == NULL)
+			return NULL;
+		clauses = lappend(clauses, upper);
+	}
+	if (cast != NULL)
+	{
+		if (contain_volatile_functions(bigint_id))
+			return NULL;
+		clauses = lcons(cast_guard(cast, bigint_id), clauses);
+	}
+	if (list_length(clauses) == 1)
+		return (Node *) linitial(clauses);
+	return (Node *) make_andclause(clauses);
 }
 
 /*
@@ -409,18 +457,10 @@ static Node *
 id_range_clause(Oid funcid, Node *id, const char *belowfunc,
 				const char *uptofunc, Node *arg)
 {
-	Expr	   *lower;
-	Expr	   *upper;
-
 	/* both appear twice: do not change how often a volatile one runs */
 	if (contain_volatile_functions(id) || contain_volatile_functions(arg))
 		return NULL;
-	lower = id_bound_clause(funcid, id, ">", belowfunc, arg, false);
-	upper = id_bound_clause(funcid, copyObject(id), "<=", uptofunc,
-							copyObject(arg), false);
-	if (lower == NULL || upper == NULL)
-		return NULL;
-	return (Node *) make_andclause(list_make2(lower, upper));
+	return guarded_clause(funcid, id, ">", belowfunc, uptofunc, arg);
 }
 
 static Node *
@@ -469,21 +509,17 @@ simplify_time_predicate(SupportRequestSimplify *req)
 			return id_range_clause(call->funcid, id, "snowflake_last_id_before",
 								   "snowflake_last_id_at", other);
 		case TC_LT:
-			return (Node *) id_bound_clause(call->funcid, id, "<=",
-											"snowflake_last_id_before", other,
-											true);
+			return guarded_clause(call->funcid, id, "<=",
+								  "snowflake_last_id_before", NULL, other);
 		case TC_LE:
-			return (Node *) id_bound_clause(call->funcid, id, "<=",
-											"snowflake_last_id_at", other,
-											true);
+			return guarded_clause(call->funcid, id, "<=",
+								  "snowflake_last_id_at", NULL, other);
 		case TC_GT:
-			return (Node *) id_bound_clause(call->funcid, id, ">",
-											"snowflake_last_id_at", other,
-											false);
+			return guarded_clause(call->funcid, id, ">",
+								  "snowflake_last_id_at", NULL, other);
 		case TC_GE:
-			return (Node *) id_bound_clause(call->funcid, id, ">",
-											"snowflake_last_id_before", other,
-											false);
+			return guarded_clause(call->funcid, id, ">",
+								  "snowflake_last_id_before", NULL, other);
 		case TC_NE:
 			break;
 	}
