@@ -205,12 +205,14 @@ resume_above(const SnowflakeLayout *layout, int64 ms, int64 excused_until_ms)
  * Resumes above the mark the state file held at start.  Runs in the
  * postmaster, with AddinShmemInitLock held: it logs, never raises.
  *
- * The lead the generator then has over the clock is excused, if the clock
- * is not behind the time the mark was written: it is the reach of the
- * reservation the server held when it stopped, at most
- * snowflake.reserve_ahead, and the clock catches up with it by itself.  A
- * clock behind the time of the write has stepped back: that lead falls
- * under snowflake.clock_policy like any other.
+ * The lead the generator then has over the clock is excused if it is what
+ * a restart leaves: the reach of the reservation the server held when it
+ * stopped, at most snowflake.reserve_ahead, which the clock catches up
+ * with by itself; and the clock is not behind the time the mark was
+ * written.  Any other lead means the clock stepped back, before the
+ * mark was written (a mark lowered at exit by a clock already stepped
+ * back is written "after" it) or since: it falls under
+ * snowflake.clock_policy like any other.
  */
 void
 snowflake_generator_resume(const SnowflakeSavedMark *saved)
@@ -226,7 +228,8 @@ snowflake_generator_resume(const SnowflakeSavedMark *saved)
 	 * the generator then resumes at the end, and refuses.
 	 */
 	floor_ms = Min(snowflake_id_ms(layout, saved->mark), layout->max_ms);
-	excused = now_unix_ms >= saved->written_at;
+	excused = now_unix_ms >= saved->written_at &&
+		floor_ms - now_ms <= snowflake_reserve_ahead;
 	resume_above(layout, floor_ms, excused ? floor_ms : -1);
 
 	ereport(LOG,

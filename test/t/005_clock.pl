@@ -216,6 +216,26 @@ like(slurp_file($node->logfile, $offset), qr/WARNING:  system clock jumped forwa
 $node->append_conf('postgresql.conf', "snowflake.max_clock_jump = '1s'\n");
 $node->reload;
 
+# The clock steps back an hour while the server runs, then a clean restart:
+# the mark lowered at exit was written by the stepped-back clock, but the
+# lead it leaves is no restart lead (at most snowflake.reserve_ahead):
+# refused at once, as before the restart, never waited out.
+set_clock_offset($node, '-1h');
+like(psql_error("INSERT INTO ids (round) VALUES (11)"),
+	qr/ERROR:  58000: snowflake generator is 3[56]\d{5} ms ahead of the system clock/,
+	'the clock an hour behind while running: refused');
+$node->stop;
+$offset = -s $node->logfile;
+start_with_faketime($node, '-1h');
+like(slurp_file($node->logfile, $offset),
+	qr/WARNING:  system clock is \d+ ms behind the snowflake high-water mark/,
+	'a clean restart after the step: the log warns');
+like(psql_error("SET statement_timeout = '60s'; INSERT INTO ids (round) VALUES (11)"),
+	qr/ERROR:  58000: snowflake generator is 3[56]\d{5} ms ahead of the system clock/,
+	'and generation is refused at once, not waited out until the clock catches up');
+set_clock_offset($node, '+0');
+is(round_above(12), 't', 'the clock back: IDs continue above the old ones');
+
 # Crashes with the clock minutes behind, within a max_borrow of an hour:
 # generation goes on above the old IDs, ahead of the clock.  Minutes, so
 # that neither the clock's advance can rescue the check nor a slow restart
