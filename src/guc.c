@@ -271,6 +271,39 @@ assign_policy_setting(int newval, void *extra)
 	snowflake_policy_version++;
 }
 
+/*
+ * Check hooks for snowflake.node_bits and snowflake.sequence_bits: on a
+ * running server (ALTER SYSTEM SET, a reload), a width that with the other
+ * width in force leaves too few bits for the time is refused at once,
+ * rather than stopping the next start.  At start the pair is checked once
+ * both are set (snowflake_check_startup_settings()).
+ */
+static bool
+check_widths(int node_bits, int seq_bits)
+{
+	char	   *detail;
+
+	if (!layout_fixed || !IsUnderPostmaster || !IsNormalProcessingMode() ||
+		snowflake_layout_widths_valid(node_bits, seq_bits, &detail))
+		return true;
+	GUC_check_errdetail("%s", detail);
+	GUC_check_errhint("Change \"%s\" and \"%s\" together in postgresql.conf, then restart the server.",
+					  "snowflake.node_bits", "snowflake.sequence_bits");
+	return false;
+}
+
+static bool
+check_node_bits(int *newval, void **extra, GucSource source)
+{
+	return check_widths(*newval, snowflake_sequence_bits);
+}
+
+static bool
+check_sequence_bits(int *newval, void **extra, GucSource source)
+{
+	return check_widths(snowflake_node_bits, *newval);
+}
+
 static void
 assign_node_bits(int newval, void *extra)
 {
@@ -425,7 +458,7 @@ snowflake_define_settings(bool preloading)
 							&snowflake_node_bits,
 							SNOWFLAKE_DEFAULT_NODE_BITS, 0, SNOWFLAKE_MAX_FIELD_BITS,
 							layout_context, 0,
-							NULL, assign_node_bits, NULL);
+							check_node_bits, assign_node_bits, NULL);
 
 	DefineCustomIntVariable("snowflake.sequence_bits",
 							"Sets the number of bits of an ID that hold the per-millisecond sequence.",
@@ -433,7 +466,7 @@ snowflake_define_settings(bool preloading)
 							&snowflake_sequence_bits,
 							SNOWFLAKE_DEFAULT_SEQ_BITS, 1, SNOWFLAKE_MAX_FIELD_BITS,
 							layout_context, 0,
-							NULL, assign_sequence_bits, NULL);
+							check_sequence_bits, assign_sequence_bits, NULL);
 
 	DefineCustomEnumVariable("snowflake.clock_policy",
 							 "Sets what the generator does when the system clock is behind it.",
@@ -579,8 +612,11 @@ snowflake_define_settings(bool preloading)
 /*
  * Cross-parameter checks run once in the postmaster after the parameters
  * are defined.  An ERROR here stops the server from starting, with the
- * message in the log: a server must not come up generating IDs under a
- * layout it cannot represent.
+ * message in the log: a server must not come up under a layout that
+ * cannot represent IDs, since decoding needs it too.  A node ID the
+ * layout cannot hold does not stop it: like a node ID not set, it only
+ * refuses generation (identity.c), so that changing one of the two
+ * settings at a time never leaves a server that cannot start.
  */
 void
 snowflake_check_startup_settings(void)
@@ -596,14 +632,4 @@ snowflake_check_startup_settings(void)
 				 errhint("Lower \"%s\" or \"%s\".",
 						 "snowflake.node_bits", "snowflake.sequence_bits")));
 
-	if (snowflake_node_id >= 0 &&
-		snowflake_node_id > (1 << snowflake_node_bits) - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("node ID %d is out of range", snowflake_node_id),
-				 errdetail("With \"%s\" = %d, valid node IDs are 0 to %d.",
-						   "snowflake.node_bits", snowflake_node_bits,
-						   (1 << snowflake_node_bits) - 1),
-				 errhint("Change \"%s\" or \"%s\".",
-						 "snowflake.node_id", "snowflake.node_bits")));
 }

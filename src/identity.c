@@ -150,7 +150,13 @@ snowflake_identity_shmem_init(void)
 	switch (snowflake_node_source())
 	{
 		case SNOWFLAKE_NODE_MANUAL:
-			snowflake_identity_assign(snowflake_node_id);
+			if (snowflake_node_id <= snowflake_layout()->max_node)
+				snowflake_identity_assign(snowflake_node_id);
+			else
+				snowflake_identity_waiting(psprintf(_("\"%s\" is %d, which %d node bits cannot hold (0 to %d)."),
+													"snowflake.node_id", snowflake_node_id,
+													snowflake_layout()->node_bits,
+													snowflake_layout()->max_node));
 			break;
 		case SNOWFLAKE_NODE_CITUS:
 			snowflake_identity_waiting(_("The node ID is the Citus group ID of this server, which has not been read yet."));

@@ -52,6 +52,15 @@ log_layout(void)
 						"snowflake.node_id"),
 				 errhint("Set \"%s\" to a value from 0 to %d, or \"%s\" to a registry that leases node IDs, and restart the server.",
 						 "snowflake.node_id", layout->max_node, "snowflake.node_registry")));
+	else if (source == SNOWFLAKE_NODE_MANUAL &&
+			 snowflake_node_id > layout->max_node)
+		ereport(WARNING,
+				(errmsg("node ID %d is out of range, so no snowflake IDs will be generated",
+						snowflake_node_id),
+				 errdetail("With \"%s\" = %d, valid node IDs are 0 to %d.",
+						   "snowflake.node_bits", layout->node_bits, layout->max_node),
+				 errhint("Change \"%s\" or \"%s\" and restart the server.",
+						 "snowflake.node_id", "snowflake.node_bits")));
 	else if (source == SNOWFLAKE_NODE_MANUAL)
 		ereport(LOG,
 				(errmsg("snowflake IDs of node %d: epoch %s, %d time bits, %d node bits, %d sequence bits; time bits run out at %s",

@@ -96,12 +96,23 @@ $unset->stop;
 my $bad = snowflake_node('bad_settings');
 my ($started, $log);
 
+# a node ID the layout cannot hold: the server starts, decodes, and only
+# refuses generation, as without a node ID; so changing node_bits or
+# node_id alone (ALTER SYSTEM SET) never leaves a server that cannot start
 $bad->append_conf('postgresql.conf', "snowflake.node_bits = 4\nsnowflake.node_id = 16");
-($started, $log) = start_fails($bad);
-ok(!$started, 'node ID beyond node_bits: server does not start');
-like($log, qr/node ID 16 is out of range/, 'the log says which node ID');
-like($log, qr/With "snowflake.node_bits" = 4, valid node IDs are 0 to 15\./,
-	'and what the valid range is');
+$bad->start;
+$bad->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+($ret, $stdout, $stderr) = $bad->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake_nextval()");
+like($stderr, qr/ERROR:  55000: this server has no snowflake node ID\nDETAIL:  "snowflake.node_id" is 16, which 4 node bits cannot hold \(0 to 15\)\./,
+	'node ID beyond node_bits: the server starts, and refuses generation, saying why');
+is($bad->safe_psql('postgres', 'SELECT node_id IS NULL AND problem LIKE \'no node ID: "snowflake.node_id" is 16%\' FROM snowflake_status()'),
+	't', 'snowflake_status() says so');
+ok($bad->log_contains('WARNING:  node ID 16 is out of range, so no snowflake IDs will be generated'),
+	'the log warns at start');
+ok($bad->log_contains('With "snowflake.node_bits" = 4, valid node IDs are 0 to 15.'),
+	'with the valid range');
+$bad->safe_psql('postgres', 'DROP EXTENSION snowflake');
+$bad->stop;
 
 $bad->append_conf('postgresql.conf', "snowflake.node_id = 1\nsnowflake.node_bits = 16\nsnowflake.sequence_bits = 16");
 ($started, $log) = start_fails($bad);
@@ -129,9 +140,14 @@ $bad->safe_psql('postgres', 'DROP EXTENSION snowflake');
 $bad->stop;
 
 $bad->append_conf('postgresql.conf', "snowflake.epoch = '2020-01-01'\nsnowflake.node_id = 5000");
-($started, $log) = start_fails($bad);
-ok(!$started, 'node ID out of range: server does not start');
-like($log, qr/node ID 5000 is out of range/, 'the log says so');
+$bad->start;
+ok($bad->log_contains('node ID 5000 is out of range, so no snowflake IDs will be generated'),
+	'node ID 5000 with 10 node bits: the server starts and the log says so');
+# ALTER SYSTEM SET of a width that cannot hold the layout is refused at once
+($ret, $stdout, $stderr) = $bad->psql('postgres', 'ALTER SYSTEM SET snowflake.sequence_bits = 26');
+like($stderr, qr/ERROR:  invalid value for parameter "snowflake.sequence_bits": 26\nDETAIL:  "snowflake.node_bits" \(10\) plus "snowflake.sequence_bits" \(26\) leave 27 bits for the time; at least 35 are needed\./,
+	'ALTER SYSTEM SET of a sequence width that leaves too few time bits is refused');
+$bad->stop;
 
 $bad->append_conf('postgresql.conf', "snowflake.node_id = 300000000");
 ($started, $log) = start_fails($bad);
