@@ -527,10 +527,13 @@ snowflake_generator_renew(void)
 }
 
 /*
- * on_shmem_exit callback of the postmaster.  After a shutdown (code 0),
- * when every other process is gone, lowers the mark on disk from the
- * reservation to the last ID really issued, so that a clean restart does
- * not have to run ahead of the clock.
+ * on_shmem_exit callback of the postmaster.  After a clean shutdown (the
+ * shutdown checkpoint written, as pg_control says), when every other
+ * process is gone, lowers the mark on disk from the reservation to the
+ * last ID really issued, so that a clean restart does not have to run
+ * ahead of the clock.  After an immediate shutdown, which also ends the
+ * postmaster with code 0, nothing is written: that shutdown must not wait
+ * for storage, and the reservation stays the bound, as after a crash.
  *
  * Nothing here may wait for a lock: after an immediate shutdown, a backend
  * may have died holding the spinlock.  Nor does it need one.  Every ID a
@@ -552,7 +555,7 @@ at_postmaster_exit(int code, Datum arg)
 	int64		reserved_ms;
 	int64		issued_ms;
 
-	if (code != 0 || generator == NULL)
+	if (code != 0 || generator == NULL || !snowflake_shut_down_cleanly())
 		return;
 
 	/* every other process is gone: read what they left */

@@ -55,6 +55,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/xlog_internal.h"
+#include "catalog/pg_control.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/fd.h"
@@ -533,6 +535,34 @@ snowflake_state_file_write_at_exit(int64 mark)
 				(errcode(ERRCODE_IO_ERROR),
 				 errmsg_internal("%s", failure_message(&f)),
 				 errdetail("The snowflake high-water mark on disk stays at the last reservation.")));
+}
+
+/*
+ * True when pg_control says the server shut down cleanly: the shutdown
+ * checkpoint was written, so every other process has exited in order.
+ * False after an immediate shutdown or a crash, and whenever the file
+ * cannot be read or is damaged.  For the postmaster's exit path: plain
+ * system calls, nothing raised, no lock.
+ */
+bool
+snowflake_shut_down_cleanly(void)
+{
+	ControlFileData control;
+	pg_crc32c	crc;
+	ssize_t		n;
+	int			fd;
+
+	fd = open(XLOG_CONTROL_FILE, O_RDONLY | PG_BINARY, 0);
+	if (fd < 0)
+		return false;
+	n = read(fd, &control, sizeof(control));
+	close(fd);
+	if (n != (ssize_t) sizeof(control))
+		return false;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &control, offsetof(ControlFileData, crc));
+	FIN_CRC32C(crc);
+	return EQ_CRC32C(crc, control.crc) && control.state == DB_SHUTDOWNED;
 }
 
 void
