@@ -51,15 +51,13 @@ static void
 snowflake_redo(XLogReaderState *record)
 {
 	int64		mark = snowflake_wal_read_mark(record);
-	SnowflakeStateFileStatus file;
 
 	if (!snowflake_preloaded())
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("cannot replay a snowflake high-water mark without the extension's shared memory")));
 
-	snowflake_state_file_status(&file);
-	if (mark <= file.mark)
+	if (mark <= snowflake_state_file_mark())
 		return;
 
 	if (snowflake_state_file_write(mark, write_failing ? DEBUG1 : WARNING, false))

@@ -439,34 +439,48 @@ write_record(int64 mark, int64 now_unix_ms, bool intact, WriteFailure *f)
 	return replace_file(&rec, f);
 }
 
-/* The message of a failure, translated, with its errno */
-static char *
-failure_message(const WriteFailure *f)
+/*
+ * The message of a failure, translated, with its errno, into buf (of
+ * ERROR_LEN bytes): no allocation, since the processes that write (the
+ * clock watcher, the startup process in redo) may fail at every try for
+ * as long as the disk is full, with no memory context reset in between.
+ */
+static void
+failure_message(const WriteFailure *f, char *buf)
 {
 	errno = f->saved_errno;
 	switch (f->step)
 	{
 		case STEP_STAT_DIR:
-			return psprintf(_("could not stat directory \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not stat directory \"%s\": %m"), f->path);
+			return;
 		case STEP_MAKE_DIR:
-			return psprintf(_("could not create directory \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not create directory \"%s\": %m"), f->path);
+			return;
 		case STEP_OPEN:
-			return psprintf(_("could not open file \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not open file \"%s\": %m"), f->path);
+			return;
 		case STEP_CREATE:
-			return psprintf(_("could not create file \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not create file \"%s\": %m"), f->path);
+			return;
 		case STEP_WRITE:
-			return psprintf(_("could not write file \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not write file \"%s\": %m"), f->path);
+			return;
 		case STEP_FSYNC:
-			return psprintf(_("could not fsync file \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not fsync file \"%s\": %m"), f->path);
+			return;
 		case STEP_CLOSE:
-			return psprintf(_("could not close file \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not close file \"%s\": %m"), f->path);
+			return;
 		case STEP_RENAME:
-			return psprintf(_("could not rename file \"%s\" to \"%s\": %m"),
-							f->path, SNOWFLAKE_STATE_FILE);
+			snprintf(buf, ERROR_LEN, _("could not rename file \"%s\" to \"%s\": %m"),
+					 f->path, SNOWFLAKE_STATE_FILE);
+			return;
 		case STEP_FSYNC_DIR:
-			return psprintf(_("could not fsync directory \"%s\": %m"), f->path);
+			snprintf(buf, ERROR_LEN, _("could not fsync directory \"%s\": %m"), f->path);
+			return;
 	}
-	return pstrdup("?");			/* keep compiler quiet */
+	strlcpy(buf, "?", ERROR_LEN);
 }
 
 /*
@@ -483,7 +497,7 @@ snowflake_state_file_write(int64 mark, int elevel, bool by_backend)
 	int64		now_unix_ms = snowflake_wall_clock_ms();
 	WriteFailure f;
 	bool		intact;
-	char	   *message;
+	char		message[ERROR_LEN];
 
 	Assert(state != NULL);
 
@@ -505,7 +519,7 @@ snowflake_state_file_write(int64 mark, int elevel, bool by_backend)
 		return true;
 	}
 
-	message = failure_message(&f);
+	failure_message(&f, message);
 	SpinLockAcquire(&state->mutex);
 	state->failures++;
 	state->in_place = false;
@@ -529,12 +543,27 @@ void
 snowflake_state_file_write_at_exit(int64 mark)
 {
 	WriteFailure f;
+	char		message[ERROR_LEN];
 
-	if (!write_record(mark, snowflake_wall_clock_ms(), false, &f))
-		ereport(LOG,
-				(errcode(ERRCODE_IO_ERROR),
-				 errmsg_internal("%s", failure_message(&f)),
+	if (write_record(mark, snowflake_wall_clock_ms(), false, &f))
+		return;
+	failure_message(&f, message);
+	ereport(LOG,
+			(errcode(ERRCODE_IO_ERROR),
+			 errmsg_internal("%s", message),
 				 errdetail("The snowflake high-water mark on disk stays at the last reservation.")));
+}
+
+/* The mark on disk, or -1: what redo compares a replayed mark with. */
+int64
+snowflake_state_file_mark(void)
+{
+	int64		mark;
+
+	SpinLockAcquire(&state->mutex);
+	mark = state->mark;
+	SpinLockRelease(&state->mutex);
+	return mark;
 }
 
 /*

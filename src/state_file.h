@@ -39,6 +39,7 @@ extern bool snowflake_state_file_shmem_init(SnowflakeSavedMark *saved);
 extern bool snowflake_state_file_write(int64 mark, int elevel, bool by_backend);
 extern void snowflake_state_file_write_at_exit(int64 mark);
 extern bool snowflake_shut_down_cleanly(void);
+extern int64 snowflake_state_file_mark(void);
 extern void snowflake_state_file_status(SnowflakeStateFileStatus *status);
 
 #endif							/* SNOWFLAKE_STATE_FILE_H */

@@ -110,6 +110,14 @@ $watched->poll_query_until('postgres',
   or die 'the clock watcher did not try again';
 is(open_descriptors(), $before,
 	'30 failed renewals later the clock watcher holds as many descriptors as before');
+# nor memory: each failure used to leave its message (about 220 bytes) in
+# the worker's top memory context; 3,000 more failures would leave 650 kB
+my $data_before = proc_status_kb($worker, 'VmData');
+$watched->poll_query_until('postgres',
+	q{SELECT hwm_write_failures >= 3030 FROM snowflake_status()})
+  or die 'the clock watcher did not go on trying';
+cmp_ok(proc_status_kb($worker, 'VmData') - $data_before, '<', 256,
+	'3,000 failed renewals later the clock watcher\'s memory has not grown (kB)');
 set_failio($watched, 'fail_write', 0);
 $watched->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
   or die 'the clock watcher did not write again';
