@@ -1058,8 +1058,9 @@ generator_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 }
 
 /*
- * Installs the ProcessUtility hook; called from _PG_init() in every
- * process that loads the library.
+ * Installs the ProcessUtility hook; called from _PG_init() while
+ * preloading (so in every process of a server that preloads the library:
+ * snowflake_currval() needs the preload anyway).
  */
 void
 snowflake_generator_install_hooks(void)

@@ -495,22 +495,22 @@ snowflake_define_settings(bool preloading)
 
 	DefineCustomIntVariable("snowflake.reserve_ahead",
 							"Sets how far ahead of the clock the durable high-water mark is reserved.",
-							"Each reservation costs one write and fsync of a small file; a larger value means fewer of them and a larger jump of ID times after a crash.",
+							"Each reservation costs one write and fsync of a small file; a larger value means fewer of them and a larger jump of ID times after a crash (under \"wait\" and \"error\", calls wait that long for the clock after a crash).",
 							&snowflake_reserve_ahead,
 							2000, 10, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, assign_policy_setting, NULL);
 
 	DefineCustomIntVariable("snowflake.clock_check_interval",
-							"Sets how often the background worker checks the system clock.",
-							"0 at server start means no worker is started; backends then extend the reservation themselves.",
+							"Sets how often the clock watcher checks the system clock.",
+							"0 pauses the checks (the worker keeps running, so raising it by a reload resumes them); backends then extend the reservation themselves.",
 							&snowflake_clock_check_interval,
 							1000, 0, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("snowflake.clock_step_threshold",
-							"Sets the smallest clock step the background worker reports.",
+							"Sets the smallest clock step that is logged and counted; under \"error\", the lead that fails at once.",
 							NULL,
 							&snowflake_clock_step_threshold,
 							100, 1, 3600 * 1000,

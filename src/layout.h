@@ -95,6 +95,13 @@ snowflake_check_id(int64 id)
  * ----------
  */
 
+/* The largest node ID node_bits hold (for another server's layout). */
+static inline int64
+snowflake_max_node_of(int node_bits)
+{
+	return (INT64CONST(1) << node_bits) - 1;
+}
+
 /* the time field of an ID: ms after the epoch */
 static inline int64
 snowflake_id_ms(const SnowflakeLayout *layout, int64 id)

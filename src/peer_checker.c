@@ -612,7 +612,7 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 	if (!snowflake_peer_get_int(res, 0, col[EPOCH], what, 0, MAX_UNIX_MS,
 								NULL, &info->epoch_ms, error) ||
 		!snowflake_peer_get_int(res, 0, col[NODE_ID], what, -1,
-								(INT64CONST(1) << info->node_bits) - 1,
+								snowflake_max_node_of(info->node_bits),
 								NULL, &v, error))
 		return false;
 	info->node_id = (int) v;
