@@ -6,15 +6,29 @@
 #   sudo test/demo.sh
 #
 # The instance runs as the "postgres" user in a temporary directory, listens
-# on a Unix socket only, and is removed on exit, whatever happens.
+# on a Unix socket only, and is removed on exit, whatever happens.  What
+# stays on the machine is listed at the end, with how to undo it: the
+# packages installed, Debian's cluster "main" that installing postgresql-15
+# creates (the README's configuration steps use it), and the extension
+# installed into PostgreSQL.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PG_USER=${PG_USER:-postgres}
 
-"$ROOT/test/install-deps.sh" demo
+installed_packages() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 == "ii" { print $2 }' | sort
+}
+packages_before=$(installed_packages)
+clusters_before=$(ls -d /etc/postgresql/*/main 2>/dev/null || true)
+deps_log=$(mktemp /tmp/snowflake-demo-deps.XXXXXX)
+"$ROOT/test/install-deps.sh" demo | tee "$deps_log"
+deps_out=$(cat "$deps_log")
+rm -f "$deps_log"
+packages_new=$(comm -13 <(echo "$packages_before") <(installed_packages) | wc -l)
 PGBIN=$("$PG_CONFIG" --bindir)
+PGMAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
 echo "=== building and installing"
 make -s -C "$ROOT" PG_CONFIG="$PG_CONFIG" >/dev/null
@@ -75,3 +89,27 @@ SELECT node_id, time_bits, node_bits, sequence_bits, time_runs_out_at,
 SQL
 
 echo "=== stopping and removing the throwaway server"
+cleanup
+trap - EXIT
+
+# what stays, and how to undo it
+echo
+echo "=== what the demo left on this machine, and how to undo it"
+named=$(echo "$deps_out" | sed -n 's/^installed: //p')
+if [ -n "$named" ]; then
+	echo "- $packages_new Debian packages: $named, and what they depend on."
+	echo "    undo: apt-get purge $named && apt-get autoremove --purge"
+fi
+if [ -d "/etc/postgresql/$PGMAJOR/main" ] &&
+	! grep -qx "/etc/postgresql/$PGMAJOR/main" <<<"$clusters_before"; then
+	echo "- PostgreSQL $PGMAJOR's cluster \"main\", which Debian creates when it installs postgresql-$PGMAJOR:"
+	echo "  configuration in /etc/postgresql/$PGMAJOR/main, data in /var/lib/postgresql/$PGMAJOR/main; the demo did not use it."
+	echo "  It is the server the README's \"Configure\" step sets up."
+	echo "    undo: pg_dropcluster --stop $PGMAJOR main"
+fi
+echo "- snowflake, installed into PostgreSQL $PGMAJOR by \"make install\": the library in $("$PG_CONFIG" --pkglibdir),"
+echo "  the control and SQL files in $("$PG_CONFIG" --sharedir)/extension.  The Debian package, if installed later, replaces them."
+echo "    undo: make -C $ROOT uninstall PG_CONFIG=$PG_CONFIG   (not once the Debian package is installed: remove that instead)"
+echo "- the build's files in $ROOT."
+echo "    undo: make -C $ROOT clean PG_CONFIG=$PG_CONFIG"
+echo "The throwaway server and its directory are gone.  Next: README.md, \"Install\"."

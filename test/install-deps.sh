@@ -1,8 +1,10 @@
 #!/bin/bash
 # test/install-deps.sh: install, with apt-get, the Debian 12 packages that
 # snowflake needs, if any is missing.  Must run as root when something is
-# missing.  Debian's own "main" cluster is not created: the demo and the
-# tests start servers of their own.
+# missing.  Debian's defaults are left as they are: installing postgresql-15
+# creates Debian's cluster 15/main, as it does for everyone, and the
+# README's configuration steps use it; the demo and the tests start servers
+# of their own and leave it alone.
 #
 #   test/install-deps.sh demo    building and trying it: a compiler and PostgreSQL 15
 #   test/install-deps.sh test    also everything the test suites use
@@ -57,6 +59,15 @@ install_citus() {
 	tar -xJf "$citus_tarball" -C /
 }
 
+# Earlier versions of this script kept Debian from creating its main
+# cluster, with a file that outlived them; it goes, so that a PostgreSQL
+# version installed from now on gets its cluster "main" again.
+old_conf=/etc/postgresql-common/createcluster.d/snowflake-no-main-cluster.conf
+if [ -e "$old_conf" ] && [ "$(id -u)" = 0 ]; then
+	rm -f "$old_conf"
+	echo "removed $old_conf, left by an earlier version of this script: Debian creates a cluster \"main\" again for each PostgreSQL version installed"
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
 	install_citus
 	exit
@@ -68,16 +79,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 echo "installing: ${missing[*]}"
-# no cluster at install time; the demo and the tests make their own.  The
-# setting goes into createcluster.d, which Debian's createcluster.conf
-# includes: a createcluster.conf of our own would replace Debian's (kept
-# aside as createcluster.conf.ucf-dist), and clusters made later with
-# pg_createcluster would lack conf.d and Debian's other defaults.
-if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
-	mkdir -p /etc/postgresql-common/createcluster.d
-	echo 'create_main_cluster = false' \
-		>/etc/postgresql-common/createcluster.d/snowflake-no-main-cluster.conf
-fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # recommended packages are not needed by anything here, and are many
