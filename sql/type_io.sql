@@ -16,6 +16,23 @@ SELECT '1.5'::snowflake;
 SELECT '0x10'::snowflake;
 SELECT '+'::snowflake;
 SELECT '--1'::snowflake;
+-- text that looks like a date or time is read as an ID too, and fails with
+-- a hint: compared with a snowflake, an untyped literal is one
+CREATE TABLE t_when (id snowflake PRIMARY KEY);
+SELECT count(*) FROM t_when WHERE id >= '2026-11-25';
+SELECT count(*) FROM t_when WHERE id < '2026-11-25 10:30:00+00';
+SELECT '2026/11/25'::snowflake;
+SELECT '25.11.2026'::snowflake;
+SELECT '10:30'::snowflake;
+SELECT ' Today '::snowflake;
+SELECT 'now'::snowflake;
+-- (no hint where the text is no time: '1.5' above, and these)
+SELECT '2026-11'::snowflake;
+SELECT '1.2/3'::snowflake;
+SELECT 'nowhere'::snowflake;
+-- typed, the time compares with IDs
+SELECT count(*) FROM t_when WHERE id >= '2026-11-25'::timestamptz;
+DROP TABLE t_when;
 -- negative and too large values are out of range
 SELECT '-1'::snowflake;
 SELECT '-9223372036854775808'::snowflake;

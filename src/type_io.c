@@ -6,7 +6,9 @@
  * A snowflake is stored exactly like a bigint; every non-negative int64 is
  * a valid value.  Output and binary send are bigint's; input, binary
  * receive and the casts from bigint and integer reject negative values and
- * name the type in their errors.
+ * name the type in their errors.  Text that looks like a date or time gets
+ * a hint: an untyped literal compared with a snowflake is read as an ID
+ * ("WHERE id >= '2026-11-25'"), and the fix is to type it.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -32,6 +34,51 @@ PG_FUNCTION_INFO_V1(snowflake_send);
 PG_FUNCTION_INFO_V1(snowflake_recv);
 PG_FUNCTION_INFO_V1(snowflake_from_int8);
 PG_FUNCTION_INFO_V1(snowflake_from_int4);
+
+/*
+ * Whether text that is not an ID looks like a date or a time: digits, then
+ * "-", "/" or "." with digits, then the same separator with digits
+ * ("2026-11-25", "25.11.2026"); digits, ":" and digits ("10:30"); or one of
+ * the words PostgreSQL reads as a time ("now", "today", ...).  Only a hint
+ * depends on it.
+ */
+static bool
+looks_like_time(const char *p)
+{
+	static const char *const words[] = {"now", "today", "tomorrow", "yesterday"};
+	char		sep;
+
+	while (isspace((unsigned char) *p))
+		p++;
+	for (size_t i = 0; i < lengthof(words); i++)
+	{
+		size_t		len = strlen(words[i]);
+		const char *rest = p + len;
+
+		if (pg_strncasecmp(p, words[i], len) != 0)
+			continue;
+		while (isspace((unsigned char) *rest))
+			rest++;
+		if (*rest == '\0')
+			return true;
+	}
+
+	if (!isdigit((unsigned char) *p))
+		return false;
+	while (isdigit((unsigned char) *p))
+		p++;
+	if (*p == ':')
+		return isdigit((unsigned char) p[1]);
+	sep = *p;
+	if (sep != '-' && sep != '/' && sep != '.')
+		return false;
+	p++;
+	if (!isdigit((unsigned char) *p))
+		return false;
+	while (isdigit((unsigned char) *p))
+		p++;
+	return *p == sep && isdigit((unsigned char) p[1]);
+}
 
 /*
  * snowflake_in(cstring) RETURNS snowflake
@@ -86,7 +133,9 @@ invalid_syntax:
 	ereturn(escontext, (Datum) 0,
 			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 			 errmsg("invalid input syntax for type %s: \"%s\"",
-					"snowflake", str)));
+					"snowflake", str),
+			 looks_like_time(str) ?
+			 errhint("Text given as a snowflake is read as an ID. To compare IDs with a time, cast the time to timestamptz, as in '2026-11-25'::timestamptz.") : 0));
 
 out_of_range:
 	ereturn(escontext, (Datum) 0,
