@@ -2,13 +2,21 @@
 #
 # Every ```sql block of README.md and doc/*.md runs, in the order of its
 # file, as a superuser, in a database of its own per file, on a server
-# with the extension preloaded and node ID 7.  The extension is created
+# with the extension preloaded and node ID 7.  The blocks of a file go to
+# one psql session as its standard input, as a reader pastes them, psql's
+# backslash commands included.  The extension is created
 # in that database first, unless the file's first example creates it (the
 # README's does).  An example that fails, or
 # that depends on something the text has not set up, fails this test,
-# which names the file and the line of the block.  A block preceded by
+# which names the file and the line of the block.  So does a block that
+# leaves a transaction open with work in it (the reader's work would be
+# rolled back when the session ends), and one that makes psql ignore part
+# of a line ("\gexec: extra argument ... ignored").  A block preceded by
 # "<!-- docs-test: skip: REASON -->" is not run and counted as skipped,
 # with its reason (an example that needs a Citus cluster, say).
+# "<!-- docs-test: afterwards: QUERY -->" anywhere in a file is a query
+# that must return true in a new session once the file's examples have
+# run: what a recipe did must last.
 #
 # Every relative link must name a file that exists, and every #anchor a
 # heading of that file (as GitHub derives anchors from headings).
@@ -34,12 +42,13 @@ sub slurp_lines
 	return @lines;
 }
 
-# the ```sql blocks of a file: [first line number, text, skip reason]
+# the ```sql blocks of a file: [first line number, text, skip reason];
+# and its "afterwards" queries: [line number, query]
 sub sql_blocks
 {
 	my ($file) = @_;
 	my @lines = slurp_lines("$root/$file");
-	my (@blocks, $current, $skip);
+	my (@blocks, @afterwards, $current, $skip);
 	for my $i (0 .. $#lines)
 	{
 		my $line = $lines[$i];
@@ -64,13 +73,17 @@ sub sql_blocks
 		{
 			$skip = $1;
 		}
+		elsif ($line =~ /^<!-- docs-test: afterwards: (.+?) -->/)
+		{
+			push @afterwards, [ $i + 1, $1 ];
+		}
 		elsif ($line =~ /\S/)
 		{
 			undef $skip;
 		}
 	}
 	die "$file: a ```sql block is not closed" if defined $current;
-	return @blocks;
+	return (\@blocks, \@afterwards);
 }
 
 # GitHub's anchor of a heading: lower case, punctuation dropped except
@@ -128,16 +141,17 @@ $node->start;
 
 for my $file (@files)
 {
-	my @blocks = sql_blocks($file);
-	next unless @blocks;
+	my ($blocks, $afterwards) = sql_blocks($file);
+	next unless @$blocks;
 	my $db = 'docs_' . (lc($file) =~ s/\W+/_/gr);
 	$node->safe_psql('postgres', qq{CREATE DATABASE "$db"});
 	$node->safe_psql($db, 'CREATE EXTENSION snowflake')
-	  unless $blocks[0][1] =~ /^\s*CREATE EXTENSION/mi;
+	  unless $blocks->[0][1] =~ /^\s*CREATE EXTENSION/mi;
 
+	# after each block: does the session hold a transaction with work in it?
 	my $script = '';
 	my $run = 0;
-	for my $block (@blocks)
+	for my $block (@$blocks)
 	{
 		my ($line, $sql, $skip) = @$block;
 		if (defined $skip)
@@ -145,7 +159,9 @@ for my $file (@files)
 		  SKIP: { skip("$file:$line: $skip", 1); }
 			next;
 		}
-		$script .= "\\echo -- block at $file:$line\n$sql\n";
+		$script .= "\\echo -- block at $file:$line\n$sql\n"
+		  . "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS docs_test_open \\gset\n"
+		  . "\\if :docs_test_open\n\\echo -- left a transaction open: $file:$line\n\\endif\n";
 		$run++;
 	}
 	next unless $run;
@@ -155,6 +171,18 @@ for my $file (@files)
 	my ($last) = ($stdout =~ /.*-- block at (\S+)/s);
 	is($ret, 0, "$file: all $run SQL examples run")
 	  or diag("the first that failed is the one at " . ($last // "$file, the first block") . ":\n$stderr");
+	my @open = ($stdout =~ /^-- left a transaction open: (\S+)$/mg);
+	is(join(', ', @open), '',
+		"$file: no example leaves a transaction open with work in it");
+	my @ignored = ($stderr =~ /^psql:[^\n]*(\\\w+: extra argument [^\n]*)$/mg);
+	is(join(', ', @ignored), '', "$file: psql ignores no part of an example");
+
+	# in a new session, what the examples did is there
+	for my $check (@$afterwards)
+	{
+		my ($line, $query) = @$check;
+		is($node->safe_psql($db, $query), 't', "$file:$line: afterwards, $query");
+	}
 }
 
 $node->stop;
