@@ -1,6 +1,7 @@
 # The documentation is checked like code.
 #
-# Every ```sql block of README.md and doc/*.md runs, in the order of its
+# Every ```sql block of README.md and doc/*.md (list items' indented ones
+# too) runs, in the order of its
 # file, as a superuser, in a database of its own per file, on a server
 # with the extension preloaded and node ID 7.  The blocks of a file go to
 # one psql session as its standard input, as a reader pastes them, psql's
@@ -48,32 +49,35 @@ sub sql_blocks
 {
 	my ($file) = @_;
 	my @lines = slurp_lines("$root/$file");
-	my (@blocks, @afterwards, $current, $skip);
+	my (@blocks, @afterwards, $current, $skip, $indent);
 	for my $i (0 .. $#lines)
 	{
 		my $line = $lines[$i];
 		if (defined $current)
 		{
-			if ($line =~ /^```\s*$/)
+			if ($line =~ /^\s*```\s*$/)
 			{
 				push @blocks, $current;
 				undef $current;
 			}
 			else
 			{
+				# a block inside a list item is indented as the item is
+				$line =~ s/^ {0,$indent}//;
 				$current->[1] .= $line;
 			}
 		}
-		elsif ($line =~ /^```sql\s*$/)
+		elsif ($line =~ /^( *)```sql\s*$/)
 		{
 			$current = [ $i + 2, '', $skip ];
+			$indent = length $1;
 			undef $skip;
 		}
-		elsif ($line =~ /^<!-- docs-test: skip: (.+?) -->/)
+		elsif ($line =~ /^\s*<!-- docs-test: skip: (.+?) -->/)
 		{
 			$skip = $1;
 		}
-		elsif ($line =~ /^<!-- docs-test: afterwards: (.+?) -->/)
+		elsif ($line =~ /^\s*<!-- docs-test: afterwards: (.+?) -->/)
 		{
 			push @afterwards, [ $i + 1, $1 ];
 		}
