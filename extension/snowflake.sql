@@ -939,7 +939,16 @@ REVOKE ALL ON FUNCTION snowflake_nextval(pg_catalog.int8) FROM PUBLIC;
 --     (dependent_objects_still_exist, naming every object, as DROP does);
 --   * a caller who does not own (or belong to the owner role of) the
 --     table, its partitions and children, and every table whose column it
---     has to widen (insufficient_privilege, as "must be owner of").
+--     has to widen (insufficient_privilege, as "must be owner of");
+--   * on Citus, a key whose table, or a table whose column it has to
+--     widen, is one Citus manages (feature_not_supported): Citus refuses
+--     to alter a distribution column (type or default) and to change the
+--     type of a column whose default calls a sequence, so the statements
+--     would fail half-way on a real run.  The hint names the path that
+--     works: undistribute_table(), snowflake_adopt(), distribute again.
+--     Doing that here would move every row of the table to the
+--     coordinator and back inside the caller's transaction, which is not
+--     a step to take behind anyone's back.
 --
 -- The function runs as its caller, with row_security off, so that its
 -- check of the existing keys sees every row or fails (row-level security
@@ -994,6 +1003,9 @@ DECLARE
 	marker		pg_catalog.text;
 	stmts		pg_catalog.text[] := '{}';
 	stmt		pg_catalog.text;
+	citus_desc	pg_catalog.text;		-- a table Citus manages
+	citus_qual	pg_catalog.text;
+	citus_kind	pg_catalog.text;
 BEGIN
 	-- the extension's schema, through its member snowflake_nextval()
 	SELECT n.nspname, p.oid, p.prorettype
@@ -1205,6 +1217,36 @@ BEGIN
 		RAISE EXCEPTION 'must be owner of %', bad.what
 			USING ERRCODE = 'insufficient_privilege', DETAIL = bad.why;
 	END LOOP;
+
+	-- on Citus, no table it manages can take the statements: the key's
+	-- table first, then the first table to widen (its catalog is read
+	-- only if it is there, hence EXECUTE)
+	IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE $citus$
+			SELECT pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, c.oid, 0),
+				   pg_catalog.format('%I.%I', n.nspname, c.relname),
+				   CASE WHEN p.repmodel OPERATOR(pg_catalog.=) 't' THEN 'reference'
+						WHEN p.partmethod OPERATOR(pg_catalog.=) 'n'
+						 AND p.colocationid OPERATOR(pg_catalog.=) 0 THEN 'local'
+						ELSE 'distributed' END
+			  FROM pg_catalog.pg_dist_partition p
+			  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) p.logicalrelid
+			  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+			 WHERE c.oid OPERATOR(pg_catalog.=) ANY ($1)
+			 ORDER BY c.oid OPERATOR(pg_catalog.<>) $2, 2
+			 LIMIT 1
+			$citus$
+		   INTO citus_desc, citus_qual, citus_kind
+		  USING pg_catalog.array_prepend(tbl::pg_catalog.oid, widen_rel), tbl::pg_catalog.oid;
+		IF citus_desc IS NOT NULL THEN
+			RAISE EXCEPTION 'cannot switch the key of % because % is a Citus % table',
+				rel_desc, CASE WHEN citus_qual = qual THEN 'it' ELSE citus_desc END, citus_kind
+				USING ERRCODE = 'feature_not_supported',
+					  DETAIL = 'Citus refuses to alter a distribution column, and to change the type of a column whose default calls a sequence.',
+					  HINT = pg_catalog.format('Undistribute it with undistribute_table(%L, cascade_via_foreign_keys => true), switch the key, then distribute the tables again as they were. Citus keeps the boundary comment on the coordinator only.',
+											   citus_qual);
+		END IF;
+	END IF;
 
 	-- what would make ALTER TABLE ... TYPE fail on a column to widen, in
 	-- its table or any partition or child: every dependent object except

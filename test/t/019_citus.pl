@@ -7,8 +7,13 @@
 # RETURNING decodes with the IMMUTABLE decoder; ADD COLUMN with a snowflake
 # default fills distributed shards uniquely but reference-table replicas
 # differently, as the documentation warns; a table partitioned by ID
-# ranges is distributed; a node without a node ID refuses; and the peer
+# ranges is distributed; snowflake_adopt() refuses Citus tables, and the
+# documented path (undistribute, adopt, distribute, copy the boundary
+# comment) works; a node without a node ID refuses; and the peer
 # checker, given the cluster, checks every node, the later one included.
+#
+# The documentation's Citus examples (doc/operations.md, marked "019_citus.pl
+# runs it (NAME)") are read from the file and run as written.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -19,6 +24,29 @@ use SnowflakeTest;
 use Test::More;
 
 skip_all_without_extension('citus');
+
+# the ```sql block of doc/operations.md that follows the marker
+# "test/t/019_citus.pl runs it (NAME)", without its indentation
+sub doc_block
+{
+	my ($name) = @_;
+	my $path = "$FindBin::RealBin/../../doc/operations.md";
+	open my $fh, '<', $path or die "cannot read $path: $!";
+	my $text = do { local $/; <$fh> };
+	close $fh;
+	$text =~ /019_citus\.pl runs it \(\Q$name\E\) -->\n( *)```sql\n(.*?)^ *```$/ms
+	  or die "doc/operations.md has no block marked ($name)";
+	my ($indent, $sql) = (length $1, $2);
+	$sql =~ s/^ {0,$indent}//mg;
+	return $sql;
+}
+
+# run a documented block on a node as psql would, stopping at an error
+sub run_doc_block
+{
+	my ($node, $name) = @_;
+	return $node->psql('postgres', doc_block($name), extra_params => [ '-v', 'ON_ERROR_STOP=1' ]);
+}
 
 # a server of the cluster; citus comes first in shared_preload_libraries
 sub citus_node
@@ -205,6 +233,63 @@ for my $day ($coord->safe_psql('postgres', q{
 	$rows += $coord->safe_psql('postgres', "SELECT count(*) FROM log_$day");
 }
 is("$rows $misplaced", '100 0', 'and every row is in the partition of its day');
+
+# --- snowflake_adopt(): refused on Citus tables; the documented path works ----------
+$coord->safe_psql('postgres', q{
+	CREATE SCHEMA shop;
+	CREATE TABLE shop.orders (id serial PRIMARY KEY, item text);
+	CREATE TABLE shop.order_lines (order_id int REFERENCES shop.orders, line int,
+	                               PRIMARY KEY (order_id, line));
+	SELECT create_distributed_table('shop.orders', 'id');
+	SELECT create_distributed_table('shop.order_lines', 'order_id', colocate_with => 'shop.orders');
+	INSERT INTO shop.orders (item) SELECT 'item ' || g FROM generate_series(1, 50) g;
+	INSERT INTO shop.order_lines SELECT id, 1 FROM shop.orders;
+	CREATE TABLE shop.kinds (id serial PRIMARY KEY, name text);
+	SELECT create_reference_table('shop.kinds');
+});
+for my $case ([ 'shop.orders', 'distributed' ], [ 'shop.kinds', 'reference' ])
+{
+	my ($table, $kind) = @$case;
+	($ret, $stdout, $stderr) = $coord->psql('postgres', "SELECT * FROM snowflake_adopt('$table')");
+	like($stderr,
+		qr/ERROR:  cannot switch the key of table \Q$table\E because it is a Citus $kind table\n.*HINT:  Undistribute it with undistribute_table\('\Q$table\E', cascade_via_foreign_keys => true\), switch the key, then distribute the tables again as they were\. Citus keeps the boundary comment on the coordinator only\./s,
+		"the dry run on a Citus $kind table refuses, naming the path that works");
+}
+is(sqlstate_of($coord, q{SELECT * FROM snowflake_adopt('shop.orders', dry_run => false)}),
+	'0A000', 'and so does the real run, before changing anything: SQLSTATE 0A000');
+
+($ret, $stdout, $stderr) = run_doc_block($coord, 'adopt');
+is($ret, 0, 'the documented path runs: undistribute, adopt, distribute again') or diag($stderr);
+is($coord->safe_psql('postgres', q{
+	SELECT string_agg(p.logicalrelid::text || ' ' || format_type(a.atttypid, NULL), ', '
+	                  ORDER BY p.logicalrelid::text) || ', ' || count(DISTINCT p.colocationid) || ' group'
+	  FROM pg_dist_partition p
+	  JOIN pg_attribute a ON a.attrelid = p.logicalrelid AND a.attname IN ('id', 'order_id')
+	 WHERE p.logicalrelid IN ('shop.orders'::regclass, 'shop.order_lines'::regclass)}),
+	'shop.order_lines bigint, shop.orders bigint, 1 group',
+	'both tables distributed again, co-located, their keys bigint');
+$coord->safe_psql('postgres', q{
+	INSERT INTO shop.orders (item) VALUES ('new');
+	INSERT INTO shop.order_lines SELECT id, 1 FROM shop.orders WHERE item = 'new';
+});
+is($coord->safe_psql('postgres', q{
+	SELECT count(*) FILTER (WHERE id <= 50) || ' old, ' ||
+	       count(*) FILTER (WHERE id > 50 AND snowflake_node_id(id) = 1) || ' new'
+	  FROM shop.orders}),
+	'50 old, 1 new', 'old keys kept; a new row gets a snowflake ID, made on the coordinator');
+
+# the boundary: in the coordinator's comment; on the workers once copied
+my $boundary_query = q{
+	SELECT substring(col_description(attrelid, attnum) FROM 'keys below (\d+)')::bigint
+	  FROM pg_attribute WHERE attrelid = 'shop.orders'::regclass AND attname = 'id'};
+my $boundary = $coord->safe_psql('postgres', $boundary_query);
+like($boundary, qr/^\d+$/, 'the boundary is recorded on the coordinator');
+is(join(',', map { $_->safe_psql('postgres', $boundary_query) } @workers), ',',
+	'Citus does not copy column comments: the workers read no boundary');
+($ret, $stdout, $stderr) = run_doc_block($coord, 'boundary');
+is($ret, 0, 'the documented copy of the comment runs') or diag($stderr);
+is(join(',', map { $_->safe_psql('postgres', $boundary_query) } @workers),
+	"$boundary,$boundary", 'then every worker reads the boundary');
 
 # --- a node added later, first without a node ID ------------------------------------
 my $late = citus_node('worker3', undef);
