@@ -1,16 +1,20 @@
 # snowflake on a Citus cluster: a coordinator and two workers on loopback,
 # each with its own snowflake.node_id, and a worker added later.  The
 # extension reaches every node; tables keyed by snowflake and by bigint
-# are distributed; every node writes at once, and every ID is unique and
-# carries the node ID of the server that made it; time predicates give the
-# rows snowflake_timestamp() gives; min() and max() run on each shard;
-# RETURNING decodes with the IMMUTABLE decoder; ADD COLUMN with a snowflake
-# default fills distributed shards uniquely but reference-table replicas
-# differently, as the documentation warns; a table partitioned by ID
-# ranges is distributed; snowflake_adopt() refuses Citus tables, and the
-# documented path (undistribute, adopt, distribute, copy the boundary
-# comment) works; a node without a node ID refuses; and the peer
-# checker, given the cluster, checks every node, the later one included.
+# are distributed; a default on a distribution column must come before
+# create_distributed_table(); every node writes at once, and every ID is
+# unique and carries the node ID of the server that made it; time
+# predicates give the rows snowflake_timestamp() gives, with now()
+# evaluated by each worker and a parameter once; min() and max() run on
+# each shard; RETURNING decodes with the IMMUTABLE decoder; a join of a
+# snowflake key with a bigint key fails, and the documented form works;
+# ADD COLUMN with a snowflake default fills distributed shards uniquely but
+# reference-table replicas differently, as the documentation warns; a
+# table partitioned by ID ranges is distributed; snowflake_adopt() refuses
+# Citus tables, and the documented path (undistribute, adopt, distribute,
+# copy the boundary comment) works; a node without a node ID refuses; the
+# peer checker catches a shared node ID only where it runs on every node;
+# and a node removed from the cluster goes on generating.
 #
 # The documentation's Citus examples (doc/operations.md, marked "019_citus.pl
 # runs it (NAME)") are read from the file and run as written.
@@ -93,6 +97,25 @@ $coord->safe_psql('postgres', q{
 });
 pass('tables keyed by snowflake and by bigint are distributed by their key');
 
+# --- a default on a distribution column: before distributing, not after -------------
+my ($ret, $stdout, $stderr);
+$coord->safe_psql('postgres', q{
+	CREATE TABLE tickets (id bigint PRIMARY KEY, origin int);
+	SELECT create_distributed_table('tickets', 'id');
+});
+($ret, $stdout, $stderr) = $coord->psql('postgres',
+	'ALTER TABLE tickets ALTER COLUMN id SET DEFAULT snowflake_nextval()');
+like($stderr, qr/cannot execute ALTER TABLE command involving partition column/,
+	'Citus refuses a snowflake default on the key of a distributed table');
+$coord->safe_psql('postgres', q{
+	SELECT undistribute_table('tickets');
+	ALTER TABLE tickets ALTER COLUMN id SET DEFAULT snowflake_nextval();
+	SELECT create_distributed_table('tickets', 'id');
+	INSERT INTO tickets (origin) VALUES (1);
+});
+is($coord->safe_psql('postgres', 'SELECT snowflake_node_id(id) FROM tickets'), '1',
+	'undistributed, given the default and distributed again, the table generates its keys');
+
 # --- every node writes at once ------------------------------------------------------
 # each statement goes to the node pgbench talks to, which evaluates the
 # default there: the origin column is that node's own node ID
@@ -126,7 +149,7 @@ is($coord->safe_psql('postgres', q{
 	  FROM orders WHERE origin = 0}),
 	't', 'INSERT ... SELECT between distributed tables: generated on the workers, no duplicate');
 
-# --- time predicates, rewritten on the coordinator, pushed to every shard ----------
+# --- time predicates: ID bounds on every shard; now() evaluated by each worker -----
 is($coord->safe_psql('postgres', q{
 	SELECT (SELECT count(*) FROM events WHERE id >= now() - interval '1 hour') =
 	       (SELECT count(*) FROM events WHERE snowflake_timestamp(id) >= now() - interval '1 hour')
@@ -137,6 +160,18 @@ like($coord->safe_psql('postgres', q{
 	EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM events WHERE id >= now() - interval '1 hour'}),
 	qr/WHERE \(id OPERATOR\(public\.>\) public\.snowflake_last_id_before\(/,
 	'each shard gets the ID bound, for its primary key');
+my ($shard_query) = $coord->safe_psql('postgres', q{
+	EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM events WHERE id >= now() - interval '1 hour'})
+  =~ /Query: ([^\n]*)/;
+like($shard_query, qr/snowflake_last_id_before\(\(now\(\) OPERATOR\(pg_catalog\.-\)/,
+	'now() goes to each shard as it is: each worker evaluates it');
+($shard_query) = $coord->safe_psql('postgres', q{
+	PREPARE recent(timestamptz) AS SELECT count(*) FROM events WHERE id >= $1;
+	EXPLAIN (VERBOSE, COSTS OFF) EXECUTE recent(now() - interval '1 hour')})
+  =~ /Query: ([^\n]*)/;
+like($shard_query,
+	qr/snowflake_last_id_before\('[^']+'::timestamp with time zone\)\)$/,
+	'a parameter reaches every shard as one constant');
 
 # --- min() and max() run on each shard ----------------------------------------------
 my $plan = $coord->safe_psql('postgres',
@@ -151,7 +186,7 @@ is($ends, join(' ', map { $coord->safe_psql('postgres', "SELECT id FROM events O
 	'and give the right values');
 
 # --- RETURNING: the IMMUTABLE decoder -----------------------------------------------
-my ($ret, $stdout, $stderr) = $coord->psql('postgres',
+($ret, $stdout, $stderr) = $coord->psql('postgres',
 	'INSERT INTO events (origin) VALUES (1) RETURNING snowflake_timestamp(id)');
 like($stderr, qr/non-IMMUTABLE functions are not allowed in the RETURNING clause/,
 	'Citus refuses the STABLE decoder in RETURNING');
@@ -160,6 +195,18 @@ my ($id, $ts) = split /\|/, $coord->safe_psql('postgres', q{
 	RETURNING id, snowflake_timestamp(id, '2025-01-01 00:00:00+00')});
 is($coord->safe_psql('postgres', "SELECT snowflake_timestamp('$id'::snowflake) = '$ts'"),
 	't', 'the IMMUTABLE one, given the epoch, is accepted, and agrees with the other');
+
+# --- a join of a snowflake key with a bigint key ------------------------------------
+# 1000 IDs of events (made by worker1) become keys of orders as well
+$coord->safe_psql('postgres', 'INSERT INTO orders (id, origin) SELECT id, -1 FROM events WHERE origin = 2');
+($ret, $stdout, $stderr) = $coord->psql('postgres', q{
+	SET citus.enable_repartition_joins = on;
+	SELECT count(*) FROM events e JOIN orders o ON o.id = e.id});
+like($stderr, qr/complex joins are only supported when all distributed tables are joined on their distribution columns with equal operator/,
+	'a join of a snowflake key with a bigint key fails, even with repartition joins');
+($ret, $stdout, $stderr) = run_doc_block($coord, 'join');
+is("$ret $stdout", '0 1000', 'one side cast in a subquery, as documented: the join works')
+  or diag($stderr);
 
 # a bigint key and a snowflake key hash as different types: not co-located
 $coord->safe_psql('postgres', 'CREATE TABLE order_lines (order_id bigint, line int)');
@@ -300,10 +347,26 @@ is($late->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extn
 like($stderr, qr/ERROR:  parameter "snowflake.node_id" is not set/,
 	'a node without snowflake.node_id refuses to generate, saying why');
 
-# --- the peer checker, given the cluster, checks every node -------------------------
-# every node lists the cluster; the late worker gets node ID 2, taken
+# --- the peer checker: on the coordinator alone, it protects only the coordinator ----
+# the late worker gets node ID 2, which worker1 has
 my $cluster = 'citus:host=127.0.0.1 port=' . $coord->port . ' dbname=postgres';
-for my $node (@nodes)
+$coord->append_conf('postgresql.conf', qq{snowflake.peers = '"$cluster"'\n});
+$coord->restart;
+$late->append_conf('postgresql.conf', "snowflake.node_id = 2\n");
+$late->restart;
+$coord->poll_query_until('postgres',
+	q{SELECT count(*) FILTER (WHERE status = 'ok: node 2') = 2 FROM snowflake_peers()})
+  or die 'the coordinator did not check both workers with node ID 2';
+pass('the coordinator, given the cluster, sees two workers with node ID 2 as "ok: node 2"');
+is(join(',', map { $_->safe_psql('postgres',
+		'SELECT problem IS NULL AND snowflake_node_id(snowflake_nextval()) = 2 FROM snowflake_status()') }
+		($workers[0], $late)),
+	't,t', 'and both go on generating with node ID 2');
+$late->append_conf('postgresql.conf', "snowflake.node_id = -1\n");
+$late->restart;
+
+# --- the peer checker on every node checks every node --------------------------------
+for my $node (@workers)
 {
 	$node->append_conf('postgresql.conf', qq{snowflake.peers = '"$cluster"'\n});
 	$node->restart;
@@ -323,6 +386,20 @@ $late->poll_query_until('postgres',
 pass('the late worker, given a node ID already taken, sees the conflict and stops');
 is($workers[0]->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'),
 	't', 'while the worker that had it first goes on');
+
+# --- a node removed from the cluster ---------------------------------------------------
+# with a node ID of its own, then removed: it keeps the metadata and
+# writes into the distributed tables, and no one checks it any more
+$late->append_conf('postgresql.conf', "snowflake.node_id = 4\n");
+$late->restart;
+$coord->safe_psql('postgres', "SELECT citus_remove_node('127.0.0.1', " . $late->port . ')');
+$late->safe_psql('postgres', 'INSERT INTO events (origin) VALUES (44)');
+is($coord->safe_psql('postgres', 'SELECT snowflake_node_id(id) FROM events WHERE origin = 44'),
+	'4', 'a node removed with citus_remove_node() still inserts into distributed tables, with its node ID');
+$coord->poll_query_until('postgres',
+	q{SELECT count(*) = 3 AND bool_and(status NOT LIKE '%node 4%') FROM snowflake_peers()})
+  or die 'the removed node is still checked';
+pass('and the peer checkers no longer check it');
 
 $_->stop for (@nodes, $late);
 done_testing();
