@@ -3,7 +3,8 @@
 # primary's (libfaketime), the new primary never issues an ID the old one
 # issued: the clock cannot have caught up by then, only the WAL records
 # can keep it above.  A standby without the
-# library preloaded cannot replay the records, and says so.
+# library preloaded cannot replay the records, and says so; preloaded and
+# started again, it replays on.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -107,5 +108,15 @@ for (1 .. 100)
 }
 $bare->_update_pid(-1);
 
+# the fix the README gives: preload it there and start again; replay goes
+# on past the record (a row written after it arrives)
+$standby->safe_psql('postgres', "INSERT INTO ids (origin) VALUES ('after the record')");
+$bare->append_conf('postgresql.conf', "shared_preload_libraries = 'snowflake'");
+$bare->start;
+$standby->wait_for_catchup($bare);
+is($bare->safe_psql('postgres', "SELECT count(*) FROM ids WHERE origin = 'after the record'"),
+	'1', 'preloaded and started again, the standby replays past the record');
+
+$bare->stop;
 $standby->stop;
 done_testing();
