@@ -13,6 +13,13 @@ use Test::More;
 
 skip_all_without_extension('pglogical');
 
+# From 15.19 on, output_plugin_libraries must name pglogical's output
+# plugin; before, there is no such setting, and a server given it refuses
+# to start.
+my $plugin_list = `postgres --describe-config` =~ /^output_plugin_libraries\t/m
+  ? "output_plugin_libraries = 'pgoutput, test_decoding, pglogical_output'\n"
+  : '';
+
 my @nodes;
 for my $n (1 .. 2)
 {
@@ -25,8 +32,7 @@ track_commit_timestamp = on
 max_worker_processes = 16
 max_connections = 30
 pglogical.conflict_resolution = 'error'
-output_plugin_libraries = 'pgoutput, test_decoding, pglogical_output'
-});
+$plugin_list});
 	push @nodes, $node;
 }
 $_->start for @nodes;
