@@ -12,9 +12,11 @@
 # reference-table replicas differently, as the documentation warns; a
 # table partitioned by ID ranges is distributed; snowflake_adopt() refuses
 # Citus tables, and the documented path (undistribute, adopt, distribute,
-# copy the boundary comment) works; a node without a node ID refuses; the
-# peer checker catches a shared node ID only where it runs on every node;
-# and a node removed from the cluster goes on generating.
+# copy the boundary comment) works; a worker added later gets the
+# extension; the peer checker catches a shared node ID only where it runs
+# on every node; and a node removed from the cluster goes on generating.
+# Every server here has snowflake.node_id set; node IDs taken from Citus
+# groups are 028_citus_node_ids.pl's subject.
 #
 # The documentation's Citus examples (doc/operations.md, marked "019_citus.pl
 # runs it (NAME)") are read from the file and run as written.
@@ -346,14 +348,11 @@ is($ret, 0, 'the documented copy of the comment runs') or diag($stderr);
 is(join(',', map { $_->safe_psql('postgres', $boundary_query) } @workers),
 	"$boundary,$boundary", 'then every worker reads the boundary');
 
-# --- a node added later, first without a node ID ------------------------------------
-my $late = citus_node('worker3', undef);
+# --- a node added later ---------------------------------------------------------------
+my $late = citus_node('worker3', 4);
 $coord->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $late->port . ')');
 is($late->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extname = 'snowflake'}),
 	$version, 'a worker added later gets the extension');
-($ret, $stdout, $stderr) = $late->psql('postgres', 'INSERT INTO events (origin) VALUES (0)');
-like($stderr, qr/ERROR:  parameter "snowflake.node_id" is not set/,
-	'a node without snowflake.node_id refuses to generate, saying why');
 
 # --- the peer checker: on the coordinator alone, it protects only the coordinator ----
 # the late worker gets node ID 2, which worker1 has
@@ -370,7 +369,7 @@ is(join(',', map { $_->safe_psql('postgres',
 		'SELECT problem IS NULL AND snowflake_node_id(snowflake_nextval()) = 2 FROM snowflake_status()') }
 		($workers[0], $late)),
 	't,t', 'and both go on generating with node ID 2');
-$late->append_conf('postgresql.conf', "snowflake.node_id = -1\n");
+$late->append_conf('postgresql.conf', "snowflake.node_id = 4\n");
 $late->restart;
 
 # --- the peer checker on every node checks every node --------------------------------
@@ -386,6 +385,7 @@ for my $node (@nodes)
 	  or die 'a node did not check the whole cluster';
 }
 pass('every node checks every node of the cluster, the late worker included');
+# the late worker takes node ID 2 again, and starts after worker1
 $late->append_conf('postgresql.conf', qq{snowflake.node_id = 2\nsnowflake.peers = '"$cluster"'\n});
 $late->restart;
 $late->poll_query_until('postgres',
@@ -396,7 +396,7 @@ is($workers[0]->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_sta
 	't', 'while the worker that had it first goes on');
 
 # --- a node removed from the cluster ---------------------------------------------------
-# with a node ID of its own, then removed: it keeps the metadata and
+# with its own node ID again, then removed: it keeps the metadata and
 # writes into the distributed tables, and no one checks it any more
 $late->append_conf('postgresql.conf', "snowflake.node_id = 4\n");
 $late->restart;
