@@ -1495,3 +1495,408 @@ COMMENT ON OPERATOR CLASS snowflake_minmax_ops USING brin IS 'default BRIN minma
 COMMENT ON OPERATOR CLASS snowflake_int8_ops USING btree IS 'bigint in snowflake''s btree family, with its own operators; not the default for bigint';
 COMMENT ON OPERATOR CLASS snowflake_int8_ops USING hash IS 'bigint in snowflake''s hash family, with its own operator; not the default for bigint';
 COMMENT ON FUNCTION snowflake_time_contained(snowflake, pg_catalog.tstzrange) IS 'implementation of <@ operator';
+
+------------------------------------------------------------------------
+-- Since 1.6: the node-ID registry.  A server without snowflake.node_id
+-- (and without Citus) takes a lease on a node ID from the database named
+-- by its snowflake.node_registry, a database that has this extension:
+-- these objects live there.  A lease is claimed once and then cached by
+-- the server (pg_snowflake/lease, and WAL for its standbys), which
+-- reports its high-water mark here at every peer check; a released node
+-- ID carries its last holder's mark, and the next holder starts above it.
+--
+-- Who may use it: nobody but a superuser, until the operator grants the
+-- registry's role (the one in the servers' snowflake.node_registry)
+-- SELECT, INSERT and UPDATE on the table and EXECUTE on the four
+-- functions the servers call (claim, heartbeat, deactivate, release); reclaiming a
+-- dead server's node ID is for the operator.  The functions run as their
+-- caller, with search_path set to pg_catalog, pg_temp, and find the
+-- table through the extension's membership (pg_depend), wherever it was
+-- installed: the extension is relocatable, so there is no @extschema@.
+------------------------------------------------------------------------
+
+CREATE TABLE snowflake_node_lease (
+	node_id pg_catalog.int4 PRIMARY KEY CHECK (node_id >= 0),
+	system_identifier pg_catalog.numeric NOT NULL,
+	claim_token pg_catalog.int8 NOT NULL,
+	holder pg_catalog.text NOT NULL,
+	layout pg_catalog.text NOT NULL,
+	floor_id pg_catalog.int8 NOT NULL,
+	high_water_id pg_catalog.int8 NOT NULL,
+	claimed_at pg_catalog.timestamptz NOT NULL,
+	heartbeat_at pg_catalog.timestamptz,
+	instance_token pg_catalog.int8,
+	active_until pg_catalog.timestamptz,
+	generating_since pg_catalog.timestamptz,
+	released_at pg_catalog.timestamptz
+);
+SELECT pg_catalog.pg_extension_config_dump('snowflake_node_lease', '');
+REVOKE ALL ON TABLE snowflake_node_lease FROM PUBLIC;
+
+COMMENT ON TABLE snowflake_node_lease IS 'node IDs leased to servers that name this database in snowflake.node_registry';
+COMMENT ON COLUMN snowflake_node_lease.system_identifier IS 'the holder''s database system identifier (pg_control), shared with its physical standbys';
+COMMENT ON COLUMN snowflake_node_lease.claim_token IS 'random, chosen by the holder before it claimed, kept in its pg_snowflake/lease';
+COMMENT ON COLUMN snowflake_node_lease.holder IS 'who holds it, for people: the holder''s cluster_name, host and port';
+COMMENT ON COLUMN snowflake_node_lease.layout IS 'the holder''s ID layout: epoch in Unix ms/node bits/sequence bits';
+COMMENT ON COLUMN snowflake_node_lease.floor_id IS 'every ID the earlier holders of this node ID issued is at most this; the holder starts above it';
+COMMENT ON COLUMN snowflake_node_lease.high_water_id IS 'the holder''s high-water mark as it last reported it: every ID it issued until then is at most this';
+COMMENT ON COLUMN snowflake_node_lease.instance_token IS 'the run of the holder that may generate with the lease until active_until; NULL: none';
+COMMENT ON COLUMN snowflake_node_lease.active_until IS 'until when instance_token may generate unless it reports again; another run of a server with the lease waits for it';
+COMMENT ON COLUMN snowflake_node_lease.released_at IS 'not null: free, for the next claimer, who starts above high_water_id';
+
+
+-- Claims a node ID for the server (system_identifier, claim_token): the
+-- lowest one no server holds.  A claim made before with the same token is
+-- returned again (a retry after a crash).  Claims are serialized by a
+-- table lock.  floor_id: the highest ID earlier holders issued (-1 for a
+-- node ID never leased); the claimer starts above it.
+CREATE FUNCTION snowflake_registry_claim(
+	system_identifier pg_catalog.numeric,
+	claim_token pg_catalog.int8,
+	holder pg_catalog.text,
+	layout pg_catalog.text,
+	max_node pg_catalog.int4,
+	OUT node_id pg_catalog.int4,
+	OUT floor_id pg_catalog.int8)
+	RETURNS record
+	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+AS $claim$
+DECLARE
+	-- the lease table, wherever the extension lives (it is relocatable)
+	lease pg_catalog.regclass := (SELECT d.objid::pg_catalog.regclass
+		   FROM pg_catalog.pg_depend d
+		   JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+		   JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.objid
+		  WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'
+		    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		    AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		    AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		    AND c.relname OPERATOR(pg_catalog.=) 'snowflake_node_lease');
+	other_layout pg_catalog.text;
+BEGIN
+	EXECUTE pg_catalog.format('LOCK TABLE %s IN EXCLUSIVE MODE', lease);
+
+	EXECUTE pg_catalog.format(
+		'SELECT l.node_id, l.floor_id FROM %s l
+		  WHERE l.system_identifier OPERATOR(pg_catalog.=) $1
+		    AND l.claim_token OPERATOR(pg_catalog.=) $2
+		    AND l.released_at IS NULL', lease)
+	   INTO node_id, floor_id USING system_identifier, claim_token;
+	IF node_id IS NOT NULL THEN
+		RETURN;
+	END IF;
+
+	EXECUTE pg_catalog.format(
+		'SELECT l.layout FROM %s l WHERE l.layout OPERATOR(pg_catalog.<>) $1 LIMIT 1', lease)
+	   INTO other_layout USING layout;
+	IF other_layout IS NOT NULL THEN
+		RAISE EXCEPTION 'the snowflake node-ID registry serves another ID layout'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = pg_catalog.format('The registry holds leases of layout %s; this server''s layout is %s (epoch in Unix ms/node bits/sequence bits).', other_layout, layout),
+				  HINT = 'Every server that takes node IDs from one registry must use the same snowflake.epoch, snowflake.node_bits and snowflake.sequence_bits.';
+	END IF;
+
+	EXECUTE pg_catalog.format(
+		'SELECT g FROM pg_catalog.generate_series(0, $1) g
+		  WHERE NOT EXISTS (SELECT FROM %s l
+		                     WHERE l.node_id OPERATOR(pg_catalog.=) g
+		                       AND l.released_at IS NULL)
+		  ORDER BY g LIMIT 1', lease)
+	   INTO node_id USING max_node;
+	IF node_id IS NULL THEN
+		RAISE EXCEPTION 'no free snowflake node ID in the registry'
+			USING ERRCODE = 'configuration_limit_exceeded',
+				  DETAIL = pg_catalog.format('All %s node IDs the layout holds are leased.', max_node OPERATOR(pg_catalog.+) 1),
+				  HINT = 'Release the node IDs of servers that are gone, with snowflake_release_node_id() on them or snowflake_registry_reclaim() here.';
+	END IF;
+
+	EXECUTE pg_catalog.format(
+		'INSERT INTO %s AS l (node_id, system_identifier, claim_token, holder, layout,
+		                      floor_id, high_water_id, claimed_at)
+		 VALUES ($1, $2, $3, $4, $5, -1, -1, pg_catalog.now())
+		 ON CONFLICT (node_id) DO UPDATE
+		   SET system_identifier = EXCLUDED.system_identifier,
+		       claim_token = EXCLUDED.claim_token,
+		       holder = EXCLUDED.holder,
+		       floor_id = GREATEST(l.floor_id, l.high_water_id),
+		       high_water_id = GREATEST(l.floor_id, l.high_water_id),
+		       claimed_at = EXCLUDED.claimed_at,
+		       heartbeat_at = NULL, instance_token = NULL, active_until = NULL,
+		       generating_since = NULL, released_at = NULL
+		 RETURNING l.floor_id', lease)
+	   INTO floor_id USING node_id, system_identifier, claim_token, holder, layout;
+END
+$claim$;
+
+COMMENT ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8, pg_catalog.text, pg_catalog.text, pg_catalog.int4) IS 'claims the lowest free node ID of the registry for a server (called by the servers)';
+
+-- The holder's report, at every peer check: its high-water mark, and the
+-- run (instance_token) that wants to generate with the lease for the next
+-- ttl_ms.  One run at a time: active is true when this run is (still) the
+-- one, because none was, it is this one, or the other's time ran out;
+-- false when another run of a server with this lease (a copy of it, or the
+-- old primary after a failover) reported within its time, which then
+-- lasts other_active_ms more.  lease_high_water_id: the highest mark any
+-- run reported, which a run that becomes active resumes above.  held is
+-- false when the lease is not (or no longer) this holder's.
+CREATE FUNCTION snowflake_registry_heartbeat(
+	node_id pg_catalog.int4,
+	system_identifier pg_catalog.numeric,
+	claim_token pg_catalog.int8,
+	instance_token pg_catalog.int8,
+	high_water_id pg_catalog.int8,
+	generating_since pg_catalog.timestamptz,
+	ttl_ms pg_catalog.int8,
+	OUT held pg_catalog.bool,
+	OUT active pg_catalog.bool,
+	OUT lease_high_water_id pg_catalog.int8,
+	OUT other_instance pg_catalog.int8,
+	OUT other_active_ms pg_catalog.int8)
+	RETURNS record
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+AS $heartbeat$
+DECLARE
+	-- the lease table, wherever the extension lives (it is relocatable)
+	lease pg_catalog.regclass := (SELECT d.objid::pg_catalog.regclass
+		   FROM pg_catalog.pg_depend d
+		   JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+		   JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.objid
+		  WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'
+		    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		    AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		    AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		    AND c.relname OPERATOR(pg_catalog.=) 'snowflake_node_lease');
+	last_instance pg_catalog.int8;
+	until pg_catalog.timestamptz;
+	found_rows pg_catalog.int8;
+BEGIN
+	EXECUTE pg_catalog.format(
+		'SELECT l.instance_token, l.active_until,
+		        GREATEST(l.floor_id, l.high_water_id, $4)
+		   FROM %s l
+		  WHERE l.node_id OPERATOR(pg_catalog.=) $1
+		    AND l.system_identifier OPERATOR(pg_catalog.=) $2
+		    AND l.claim_token OPERATOR(pg_catalog.=) $3
+		    AND l.released_at IS NULL
+		  FOR UPDATE', lease)
+	   INTO last_instance, until, lease_high_water_id
+	   USING node_id, system_identifier, claim_token, high_water_id;
+	-- (EXECUTE does not set FOUND)
+	GET DIAGNOSTICS found_rows = ROW_COUNT;
+	IF found_rows OPERATOR(pg_catalog.=) 0 THEN
+		held := false;
+		active := false;
+		RETURN;
+	END IF;
+	held := true;
+	active := last_instance IS NULL
+		OR last_instance OPERATOR(pg_catalog.=) instance_token
+		OR until IS NULL OR until OPERATOR(pg_catalog.<) pg_catalog.clock_timestamp();
+	IF active THEN
+		EXECUTE pg_catalog.format(
+			'UPDATE %s l
+			    SET heartbeat_at = pg_catalog.now(), instance_token = $2,
+			        active_until = pg_catalog.clock_timestamp()
+			                       OPERATOR(pg_catalog.+) pg_catalog.make_interval(secs => $5 OPERATOR(pg_catalog./) 1000.0),
+			        high_water_id = GREATEST(l.high_water_id, $3),
+			        generating_since = $4
+			  WHERE l.node_id OPERATOR(pg_catalog.=) $1', lease)
+		   USING node_id, instance_token, high_water_id, generating_since, ttl_ms;
+	ELSE
+		other_instance := last_instance;
+		other_active_ms := (EXTRACT(epoch FROM until OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp())
+							OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8;
+		EXECUTE pg_catalog.format(
+			'UPDATE %s l SET high_water_id = GREATEST(l.high_water_id, $2)
+			  WHERE l.node_id OPERATOR(pg_catalog.=) $1', lease)
+		   USING node_id, high_water_id;
+	END IF;
+END
+$heartbeat$;
+
+-- A holder's run that stops generating (its server shuts down) gives up
+-- its time, so that the next run need not wait for it.
+CREATE FUNCTION snowflake_registry_deactivate(
+	node_id pg_catalog.int4,
+	system_identifier pg_catalog.numeric,
+	claim_token pg_catalog.int8,
+	instance_token pg_catalog.int8)
+	RETURNS pg_catalog.bool
+	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+AS $deactivate$
+DECLARE
+	-- the lease table, wherever the extension lives (it is relocatable)
+	lease pg_catalog.regclass := (SELECT d.objid::pg_catalog.regclass
+		   FROM pg_catalog.pg_depend d
+		   JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+		   JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.objid
+		  WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'
+		    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		    AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		    AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		    AND c.relname OPERATOR(pg_catalog.=) 'snowflake_node_lease');
+	done pg_catalog.bool;
+BEGIN
+	EXECUTE pg_catalog.format(
+		'UPDATE %s l SET instance_token = NULL, active_until = NULL
+		  WHERE l.node_id OPERATOR(pg_catalog.=) $1
+		    AND l.system_identifier OPERATOR(pg_catalog.=) $2
+		    AND l.claim_token OPERATOR(pg_catalog.=) $3
+		    AND l.instance_token OPERATOR(pg_catalog.=) $4
+		 RETURNING true', lease)
+	   INTO done USING node_id, system_identifier, claim_token, instance_token;
+	RETURN COALESCE(done, false);
+END
+$deactivate$;
+
+COMMENT ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s run gives up its time at shutdown (called by the servers)';
+
+COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8) IS 'a lease holder''s report of its high-water mark (called by the servers)';
+
+-- Releases a lease with the holder's final high-water mark, which the next
+-- holder of the node ID starts above.  True when the lease is released
+-- (now, or before with this token).
+CREATE FUNCTION snowflake_registry_release(
+	node_id pg_catalog.int4,
+	system_identifier pg_catalog.numeric,
+	claim_token pg_catalog.int8,
+	high_water_id pg_catalog.int8)
+	RETURNS pg_catalog.bool
+	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+AS $release$
+DECLARE
+	-- the lease table, wherever the extension lives (it is relocatable)
+	lease pg_catalog.regclass := (SELECT d.objid::pg_catalog.regclass
+		   FROM pg_catalog.pg_depend d
+		   JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+		   JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.objid
+		  WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'
+		    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		    AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		    AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		    AND c.relname OPERATOR(pg_catalog.=) 'snowflake_node_lease');
+	released pg_catalog.bool;
+BEGIN
+	EXECUTE pg_catalog.format(
+		'UPDATE %s l
+		    SET high_water_id = GREATEST(l.high_water_id, $4),
+		        instance_token = NULL, active_until = NULL,
+		        released_at = COALESCE(l.released_at, pg_catalog.now())
+		  WHERE l.node_id OPERATOR(pg_catalog.=) $1
+		    AND l.system_identifier OPERATOR(pg_catalog.=) $2
+		    AND l.claim_token OPERATOR(pg_catalog.=) $3
+		 RETURNING true', lease)
+	   INTO released USING node_id, system_identifier, claim_token, high_water_id;
+	RETURN COALESCE(released, false);
+END
+$release$;
+
+COMMENT ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) IS 'releases a lease with the holder''s final high-water mark (called by the servers)';
+
+-- For the operator: frees the node ID of a server that is gone for good
+-- and cannot release it.  Its IDs after its last report are unknown, so
+-- the next holder starts above the later of that report and the first ID
+-- of now() + margin: safe if the dead server's clock was less than margin
+-- minus its snowflake.reserve_ahead and snowflake.max_borrow ahead of this
+-- server's.  Refused while the holder reported less than min_silence ago.
+CREATE FUNCTION snowflake_registry_reclaim(
+	node_id pg_catalog.int4,
+	margin pg_catalog.interval DEFAULT '1 hour',
+	min_silence pg_catalog.interval DEFAULT '5 minutes')
+	RETURNS pg_catalog.int8
+	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+	SET search_path = pg_catalog, pg_temp
+AS $reclaim$
+DECLARE
+	-- the lease table, wherever the extension lives (it is relocatable)
+	lease pg_catalog.regclass := (SELECT d.objid::pg_catalog.regclass
+		   FROM pg_catalog.pg_depend d
+		   JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+		   JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d.objid
+		  WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'
+		    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		    AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		    AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		    AND c.relname OPERATOR(pg_catalog.=) 'snowflake_node_lease');
+	row_layout pg_catalog.text;
+	last_report pg_catalog.timestamptz;
+	hw pg_catalog.int8;
+	parts pg_catalog.text[];
+	tail_bits pg_catalog.int4;
+	floor_ms pg_catalog.int8;
+BEGIN
+	EXECUTE pg_catalog.format(
+		'SELECT l.layout, COALESCE(l.heartbeat_at, l.claimed_at),
+		        GREATEST(l.floor_id, l.high_water_id)
+		   FROM %s l
+		  WHERE l.node_id OPERATOR(pg_catalog.=) $1 AND l.released_at IS NULL
+		  FOR UPDATE', lease)
+	   INTO row_layout, last_report, hw USING node_id;
+	IF row_layout IS NULL THEN
+		RAISE EXCEPTION 'snowflake node ID % is not leased', node_id
+			USING ERRCODE = 'no_data_found';
+	END IF;
+	IF last_report OPERATOR(pg_catalog.>) pg_catalog.now() OPERATOR(pg_catalog.-) min_silence THEN
+		RAISE EXCEPTION 'the holder of snowflake node ID % reported % ago', node_id,
+				pg_catalog.now() OPERATOR(pg_catalog.-) last_report
+			USING ERRCODE = 'object_in_use',
+				  HINT = 'Reclaim only the node ID of a server that is gone for good; release a live server''s with snowflake_release_node_id() on it.  Pass min_silence to override.';
+	END IF;
+	parts := pg_catalog.string_to_array(row_layout, '/');
+	tail_bits := parts[2]::pg_catalog.int4 OPERATOR(pg_catalog.+) parts[3]::pg_catalog.int4;
+	floor_ms := (EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.+) margin)
+				 OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8
+				OPERATOR(pg_catalog.-) parts[1]::pg_catalog.int8;
+	hw := GREATEST(hw,
+		(floor_ms OPERATOR(pg_catalog.<<) tail_bits)
+		OPERATOR(pg_catalog.|) ((1::pg_catalog.int8 OPERATOR(pg_catalog.<<) tail_bits) OPERATOR(pg_catalog.-) 1));
+	EXECUTE pg_catalog.format(
+		'UPDATE %s l SET high_water_id = $2, released_at = pg_catalog.now(),
+		                 instance_token = NULL, active_until = NULL
+		  WHERE l.node_id OPERATOR(pg_catalog.=) $1', lease)
+	   USING node_id, hw;
+	RETURN hw;
+END
+$reclaim$;
+
+COMMENT ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) IS 'frees the node ID of a server gone for good, its next holder starting above now() + margin';
+
+REVOKE ALL ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8, pg_catalog.text, pg_catalog.text, pg_catalog.int4) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) FROM PUBLIC;
+
+-- On a lease holder: what it holds (its cache, pg_snowflake/lease) and
+-- what the registry last said.
+CREATE FUNCTION snowflake_node_lease(
+	OUT state pg_catalog.text,
+	OUT node_id pg_catalog.int4,
+	OUT claim_token pg_catalog.int8,
+	OUT floor_id snowflake,
+	OUT reported_at pg_catalog.timestamptz,
+	OUT reported_id snowflake,
+	OUT registry_error pg_catalog.text)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'snowflake_node_lease'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION snowflake_node_lease() IS 'the node-ID lease this server holds, and what the registry last said';
+REVOKE ALL ON FUNCTION snowflake_node_lease() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION snowflake_node_lease() TO pg_monitor;
+
+-- On a lease holder: stops generating for good (until a restart, which
+-- claims a new lease), and releases the lease with its final high-water
+-- mark.  True once the registry has it; false if the registry could not
+-- be reached in time (the release is then retried by the server, which
+-- keeps refusing to generate).
+CREATE FUNCTION snowflake_release_node_id() RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_release_node_id'
+	LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION snowflake_release_node_id() IS 'releases this server''s leased node ID with its final high-water mark, and stops generating';
+REVOKE ALL ON FUNCTION snowflake_release_node_id() FROM PUBLIC;

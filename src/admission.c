@@ -10,6 +10,8 @@
  *								ID (an empty detail: none is configured)
  *	SNOWFLAKE_BLOCK_STATE_FILE	state_file.c, when the file cannot be trusted
  *	SNOWFLAKE_BLOCK_CONFLICT	peer_checker.c, while a peer uses our node ID
+ *	SNOWFLAKE_BLOCK_FIRST_ROUND	peer_checker.c, from start until its first
+ *								round with this server's node ID known
  *
  * The generator reads the word once per call (snowflake_admission_check()
  * in admission.h) and, only when it is not zero, turns the first reason
@@ -156,15 +158,25 @@ snowflake_admission_refuse(uint32 blocked)
 						 SNOWFLAKE_STATE_FILE)));
 	}
 
-	copy_detail(SNOWFLAKE_BLOCK_CONFLICT, detail);
+	if (blocked & SNOWFLAKE_BLOCK_CONFLICT)
+	{
+		copy_detail(SNOWFLAKE_BLOCK_CONFLICT, detail);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("snowflake node ID %d is also used by another server",
+						(int) pg_atomic_read_u32(&admission->node_id_plus_one) - 1),
+				 errdetail("The conflict: %s. Of two servers with one node ID, the one that began generating later stops.",
+						   detail),
+				 errhint("Give every server its own \"%s\" and restart this one.",
+						 "snowflake.node_id")));
+	}
+
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("snowflake node ID %d is also used by another server",
-					(int) pg_atomic_read_u32(&admission->node_id_plus_one) - 1),
-			 errdetail("The conflict: %s. Of two servers with one node ID, the one that began generating later stops.",
-					   detail),
-			 errhint("Give every server its own \"%s\" and restart this one.",
-					 "snowflake.node_id")));
+			 errmsg("snowflake ID generation waits for the first check of the peers"),
+			 errdetail("\"%s\" lists other servers; this server generates no ID before it has asked each of them for its node ID, which takes at most \"%s\" per server.",
+					   "snowflake.peers", "snowflake.peer_timeout"),
+			 errhint("Try again in a moment.")));
 	pg_unreachable();
 }
 
@@ -195,6 +207,8 @@ snowflake_admission_problem(void)
 		copy_detail(SNOWFLAKE_BLOCK_CONFLICT, detail);
 		return psprintf(_("node ID conflict: %s"), detail);
 	}
+	if (blocked & SNOWFLAKE_BLOCK_FIRST_ROUND)
+		return pstrdup(_("waiting for the first check of the peers"));
 	return NULL;
 }
 

@@ -92,6 +92,7 @@ typedef struct GeneratorShared
 	uint64		ids_issued;		/* since server start */
 	int64		max_lead_ms;	/* largest lead over the clock ever used */
 	bool		writing;		/* a process is writing a new mark */
+	bool		closed;			/* no new mark, ever: the node ID is given up */
 	int64		generating_since_ms;	/* Unix ms; 0: not yet */
 
 	ConditionVariable mark_written; /* a write ended, well or not */
@@ -164,6 +165,7 @@ snowflake_generator_shmem_init(void)
 	generator->ids_issued = 0;
 	generator->max_lead_ms = 0;
 	generator->writing = false;
+	generator->closed = false;
 	generator->generating_since_ms = 0;
 	ConditionVariableInit(&generator->mark_written);
 	pg_atomic_init_u64(&generator->seq_exhaustions, 0);
@@ -441,13 +443,24 @@ extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
 		bool		covered;
 		bool		busy;
 
+		bool		closed;
+
 		SpinLockAcquire(&generator->mutex);
 		covered = generator->reserved_ms >= needed_ms;
 		busy = generator->writing;
-		if (!covered && !busy)
+		closed = generator->closed;
+		if (!covered && !busy && !closed)
 			generator->writing = true;
 		SpinLockRelease(&generator->mutex);
 
+		/* given up: the refusal is admission's (snowflake_generator_close()) */
+		if (unlikely(closed) && !covered)
+		{
+			ConditionVariableCancelSleep();
+			if (elevel >= ERROR)
+				snowflake_admission_check();
+			return false;
+		}
 		if (covered || (busy && conditional))
 		{
 			ConditionVariableCancelSleep();
@@ -524,6 +537,44 @@ snowflake_generator_renew(void)
 		failing = !generator->writing && generator->reserved_ms < target;
 		SpinLockRelease(&generator->mutex);
 	}
+}
+
+/*
+ * Gives generation up for good on this server run (its leased node ID is
+ * being released; the caller has already blocked admission): no new
+ * reservation is written from now on, a write under way is waited for,
+ * and the mark that then covers every ID this server issued, or can still
+ * issue, is returned.  IDs of calls that passed admission before the block
+ * stay within that reservation.
+ */
+int64
+snowflake_generator_close(void)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		reserved_ms;
+	int64		last_slot;
+
+	if (reservation_wait_event == 0)
+		reservation_wait_event = snowflake_wait_event("SnowflakeReservation");
+	for (;;)
+	{
+		bool		busy;
+
+		SpinLockAcquire(&generator->mutex);
+		generator->closed = true;
+		busy = generator->writing;
+		reserved_ms = generator->reserved_ms;
+		last_slot = generator->last_slot;
+		SpinLockRelease(&generator->mutex);
+		if (!busy)
+			break;
+		ConditionVariableSleep(&generator->mark_written, reservation_wait_event);
+	}
+	ConditionVariableCancelSleep();
+	if (reserved_ms < 0)
+		return last_slot < 0 ? -1 :
+			snowflake_last_id_of_ms(layout, snowflake_slot_ms(layout, last_slot));
+	return snowflake_last_id_of_ms(layout, reserved_ms);
 }
 
 /*

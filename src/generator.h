@@ -34,6 +34,7 @@ extern void snowflake_generator_shmem_init(void);
 extern void snowflake_generator_resume(const SnowflakeSavedMark *saved);
 extern void snowflake_generator_replay_mark(int64 mark);
 extern void snowflake_generator_renew(void);
+extern int64 snowflake_generator_close(void);
 extern void snowflake_generator_status(SnowflakeGeneratorStatus *status);
 extern void snowflake_generator_install_hooks(void);
 

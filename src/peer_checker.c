@@ -108,16 +108,11 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 
 /* the longest host name (or socket directory) taken from pg_dist_node */
 #define MAX_HOST_LEN			1024
-/* the longest schema name taken from a peer (NAMEDATALEN may differ) */
-#define MAX_SCHEMA_LEN			255
+/* how soon to try again while generation waits for a first round */
+#define FIRST_ROUND_RETRY_MS	200
+
 /* rows of pg_dist_node read at most; MAX_PEERS of them are checked */
 #define MAX_CITUS_ROWS			4096
-
-#define SCHEMA_QUERY \
-	"SELECT n.nspname" \
-	"  FROM pg_catalog.pg_extension e" \
-	"  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
-	" WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'"
 
 #define CITUS_NODES_QUERY \
 	"SELECT nodename, nodeport FROM pg_catalog.pg_dist_node" \
@@ -243,6 +238,14 @@ snowflake_peers_shmem_init(LWLock *lock)
 	memset(peers_shared, 0, sizeof(PeersShared));
 	peers_shared->lock = lock;
 	pg_atomic_init_u32(&peers_shared->conflict, 0);
+	/*
+	 * Peers listed at start: no ID before the first round has asked them
+	 * (a server started with another's node ID would otherwise generate
+	 * until then).  A list set later by a reload finds a server already
+	 * generating: its rounds catch a conflict as they always did.
+	 */
+	if (snowflake_peer_list != NULL && snowflake_peer_list->nentries > 0)
+		snowflake_admission_block(SNOWFLAKE_BLOCK_FIRST_ROUND, NULL);
 	/* tells this server apart from its peers, and from itself restarted */
 	if (!pg_strong_random(&peers_shared->instance_token,
 						  sizeof(peers_shared->instance_token)))
@@ -516,44 +519,11 @@ update_targets(void)
 static char *
 node_info_query(PGconn **conn, SnowflakePeerExchange *ex, const char **error)
 {
-	const char *what = "the schema lookup";
-	PGresult   *res;
-	const char *schema;
-	char	   *quoted;
-	char	   *query = NULL;
-	int			col;
+	char	   *schema = snowflake_peer_extension_schema(conn, ex, error);
 
-	res = snowflake_peer_query(conn, SCHEMA_QUERY, ex);
-	if (res == NULL)
-		return NULL;
-	if (!snowflake_peer_check_rows(res, what, 0, 1, 1, error) ||
-		(col = snowflake_peer_column(res, what, "nspname", NAMEOID, true, error)) < 0)
-		goto done;
-	if (PQntuples(res) == 0)
-	{
-		*error = psprintf(_("extension \"%s\" is not installed in database \"%s\""),
-						  "snowflake", snowflake_peer_text(PQdb(*conn)));
-		goto done;
-	}
-	schema = snowflake_peer_get_string(res, 0, col, what, MAX_SCHEMA_LEN,
-									   false, error);
 	if (schema == NULL)
-		goto done;
-
-	/* quoted here, by our libpq: nothing the peer sends becomes SQL */
-	quoted = PQescapeIdentifier(*conn, schema, strlen(schema));
-	if (quoted == NULL)
-	{
-		*error = psprintf(_("could not quote the schema name: %s"),
-						  snowflake_peer_text(PQerrorMessage(*conn)));
-		goto done;
-	}
-	query = psprintf("SELECT * FROM %s.snowflake_node_info()", quoted);
-	PQfreemem(quoted);
-
-done:
-	PQclear(res);
-	return query;
+		return NULL;
+	return psprintf("SELECT * FROM %s.snowflake_node_info()", schema);
 }
 
 /*
@@ -923,7 +893,7 @@ publish_round(Target *round_targets, int n, const char *const *names,
 	if (new_conflict)
 		ereport(WARNING,
 				(errmsg("snowflake node ID %d conflicts with %s",
-						snowflake_node_id, round->conflict),
+						snowflake_identity_node_id(), round->conflict),
 				 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE ?
 				 errdetail("This server stops generating IDs until the conflict is resolved.") :
 				 errdetail("\"%s\" is \"%s\": this server keeps generating IDs, which may collide.",
@@ -974,6 +944,10 @@ check_peers(void)
 
 	/* publish */
 	publish_round(targets, ntargets, (const char *const *) names, verdicts, &round);
+
+	/* a whole round with our node ID known: generation may begin */
+	if (self.node_id >= 0)
+		snowflake_admission_unblock(SNOWFLAKE_BLOCK_FIRST_ROUND);
 }
 
 /* ----------
@@ -994,6 +968,9 @@ checker_interval(void)
 	/* nothing listed: sleep until a reload (which sets the latch) */
 	if (peer_count() == 0)
 		return 0;
+	/* generation waits for a first round with the node ID known */
+	if (pg_atomic_read_u32(snowflake_admission_blocked_reasons) & SNOWFLAKE_BLOCK_FIRST_ROUND)
+		return Min(snowflake_peer_check_interval, FIRST_ROUND_RETRY_MS);
 	return snowflake_peer_check_interval;
 }
 

@@ -49,6 +49,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 
+#include "catalog/pg_type_d.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
 #include "postmaster/interrupt.h"
@@ -137,6 +138,7 @@ snowflake_peer_exchange_begin(SnowflakePeerExchange *ex, int timeout_ms,
 	ex->received = 0;
 	ex->timed_out = false;
 	ex->error = NULL;
+	ex->application_name = NULL;
 }
 
 /*
@@ -274,7 +276,8 @@ snowflake_peer_connect(PGconn **conn, const char *conninfo,
 		"keepalives_interval", "keepalives_count", "options", NULL
 	};
 	const char *values[] = {
-		conninfo, "snowflake peer checker", "1", "10", "5", "3",
+		conninfo, ex->application_name ? ex->application_name : "snowflake peer checker",
+		"1", "10", "5", "3",
 		/* nothing on the search_path can capture a name we use */
 		"-c search_path=pg_catalog,pg_temp", NULL
 	};
@@ -717,4 +720,65 @@ snowflake_peer_get_string(const PGresult *res, int row, int col,
 		}
 	}
 	return text;
+}
+
+/* the longest schema name taken from a peer (NAMEDATALEN may differ) */
+#define MAX_SCHEMA_LEN			255
+
+#define SCHEMA_QUERY \
+	"SELECT n.nspname" \
+	"  FROM pg_catalog.pg_extension e" \
+	"  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace" \
+	" WHERE e.extname OPERATOR(pg_catalog.=) 'snowflake'"
+
+/*
+ * Asks the peer on *conn where its snowflake extension lives, and returns
+ * that schema quoted as an identifier by our libpq (palloc'd), so that
+ * nothing the peer sends becomes SQL unquoted; the caller names the
+ * extension's functions with it, never through the search_path.  NULL with
+ * *error set if the extension is missing or the answer is not fit to use.
+ */
+char *
+snowflake_peer_extension_schema(PGconn **conn, SnowflakePeerExchange *ex,
+								const char **error)
+{
+	const char *what = "the schema lookup";
+	PGresult   *res;
+	const char *schema;
+	char	   *quoted;
+	char	   *result = NULL;
+	int			col;
+
+	res = snowflake_peer_query(conn, SCHEMA_QUERY, ex);
+	if (res == NULL)
+	{
+		*error = ex->error;
+		return NULL;
+	}
+	if (!snowflake_peer_check_rows(res, what, 0, 1, 1, error) ||
+		(col = snowflake_peer_column(res, what, "nspname", NAMEOID, true, error)) < 0)
+		goto done;
+	if (PQntuples(res) == 0)
+	{
+		*error = psprintf(_("extension \"%s\" is not installed in database \"%s\""),
+						  "snowflake", snowflake_peer_text(PQdb(*conn)));
+		goto done;
+	}
+	schema = snowflake_peer_get_string(res, 0, col, what, MAX_SCHEMA_LEN,
+									   false, error);
+	if (schema == NULL)
+		goto done;
+	quoted = PQescapeIdentifier(*conn, schema, strlen(schema));
+	if (quoted == NULL)
+	{
+		*error = psprintf(_("could not quote the schema name: %s"),
+						  snowflake_peer_text(PQerrorMessage(*conn)));
+		goto done;
+	}
+	result = pstrdup(quoted);
+	PQfreemem(quoted);
+
+done:
+	PQclear(res);
+	return result;
 }

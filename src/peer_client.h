@@ -2,8 +2,8 @@
  *
  * peer_client.h
  *	  Asking peers questions over libpq and reading their answers without
- *	  trusting them (peer_client.c), for the peer checker only: the rest of
- *	  the code never sees libpq.
+ *	  trusting them (peer_client.c), for the peer checker and the registry
+ *	  client only: the rest of the code never sees libpq.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -28,6 +28,7 @@ typedef struct SnowflakePeerExchange
 	Size		received;		/* bytes the peer sent, at most (see .c) */
 	bool		timed_out;		/* it failed at the deadline */
 	const char *error;			/* why it failed */
+	const char *application_name;	/* for the peer; NULL: the peer checker */
 } SnowflakePeerExchange;
 
 extern void snowflake_peer_limit_memory(void);
@@ -38,6 +39,9 @@ extern bool snowflake_peer_connect(PGconn **conn, const char *conninfo,
 extern PGresult *snowflake_peer_query(PGconn **conn, const char *query,
 									  SnowflakePeerExchange *ex);
 extern void snowflake_peer_disconnect(PGconn **conn);
+extern char *snowflake_peer_extension_schema(PGconn **conn,
+											 SnowflakePeerExchange *ex,
+											 const char **error);
 extern void snowflake_describe_peer(const char *conninfo, char *buf, size_t len);
 extern char *snowflake_peer_text(const char *text);
 

@@ -41,6 +41,7 @@
 #include "admission.h"
 #include "generator.h"
 #include "redo.h"
+#include "registry.h"
 #include "state_file.h"
 #include "wal.h"
 
@@ -50,12 +51,22 @@ static bool write_failing = false;
 static void
 snowflake_redo(XLogReaderState *record)
 {
-	int64		mark = snowflake_wal_read_mark(record);
+	int64		mark;
 
 	if (!snowflake_preloaded())
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("cannot replay a snowflake high-water mark without the extension's shared memory")));
+
+	if (snowflake_wal_record_kind(record) == SNOWFLAKE_WAL_LEASE)
+	{
+		SnowflakeLease lease;
+
+		snowflake_wal_read_lease(record, &lease);
+		snowflake_registry_replay_lease(&lease);
+		return;
+	}
+	mark = snowflake_wal_read_mark(record);
 
 	if (mark <= snowflake_state_file_mark())
 		return;

@@ -1,9 +1,59 @@
 /*-------------------------------------------------------------------------
  *
  * registry.c
- *	  Node IDs leased from snowflake.node_registry.
+ *	  Node IDs leased from snowflake.node_registry: the lease this server
+ *	  holds, kept in pg_snowflake/lease and in WAL, and the conversation
+ *	  with the registry, run by the node-ID worker (node_worker.c).
  *
- * Not built yet: a server configured for a registry waits, saying so.
+ * The registry is a PostgreSQL database with this extension, whose table
+ * snowflake_node_lease leases node IDs (the install script describes it).
+ * A server's claim is identified by its database system identifier, which
+ * its physical standbys share, and a random claim token kept with the
+ * lease: a standby inherits its primary's lease through WAL.
+ *
+ * THE LIFE OF A LEASE (SnowflakeLeaseState, in pg_snowflake/lease):
+ *
+ *	NONE		nothing held: the worker draws a claim token and saves
+ *	CLAIMING	before it asks, so that a claim the registry took is never
+ *				lost to a crash: asking again with the token returns it.
+ *	HELD		the registry gave node_id, and floor_id, the highest ID its
+ *				earlier holders issued.  Saved before use; the generator
+ *				resumes above floor_id (as above a mark replayed from WAL),
+ *				so every ID is above every ID of the node ID's past, whatever
+ *				the clock says.  At every peer check the worker reports the
+ *				high-water mark on disk.  A restart takes the lease from the
+ *				file: no registry is needed (it is asked once, with a
+ *				deadline, before generating, to catch a copy of this server).
+ *	RELEASING	snowflake_release_node_id() blocked generation, closed the
+ *				generator and saved final_mark, which covers every ID this
+ *				server issued or can still issue; the worker tells the
+ *				registry, which gives the node ID to the next claimer with
+ *				final_mark as its floor_id.  Saved before it tells, so that a
+ *				crash never leaves a lease used here and free there.
+ *	RELEASED	the registry has it.  This run generates no more; the next
+ *				start claims a new lease.
+ *
+ * Every state is written (state_file.c) and WAL-logged (wal.c) before it
+ * is acted on; redo (redo.c) hands a replayed lease to
+ * snowflake_registry_replay_lease().
+ *
+ * ONE RUN AT A TIME.  Two servers may hold one lease: a copy of a data
+ * directory started on its own, or the old primary still running after its
+ * standby was promoted.  So a run of the server generates only while the
+ * registry takes it as the lease's active run: at every report it asks for
+ * the next STALE_REPORTS check intervals plus a timeout (active_until); a
+ * run that finds another run's time not yet out waits, and never
+ * generates, until it runs out (the other stopped reporting: it is gone)
+ * or is given up (deactivate, at a clean shutdown).  A run that becomes
+ * active resumes above the highest mark any run of the lease reported.  A
+ * running server whose report is refused stops generating.  Without the
+ * registry none of this can be checked: a server that holds a lease
+ * generates all the same (its first report failing within
+ * snowflake.peer_timeout), and a copy started then would not be caught.
+ *
+ * Shared state: the lease as saved, what the registry last said, and a
+ * release asked for by a backend, under a spinlock held for copies; the
+ * worker is the only writer of the lease, besides redo on a standby.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -14,27 +64,949 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+#include <unistd.h>
+
+#include "access/htup_details.h"
+#include "access/xlog.h"
+#include "catalog/pg_type_d.h"
+#include "common/pg_prng.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "postmaster/interrupt.h"
+#include "postmaster/postmaster.h"
+#include "storage/condition_variable.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "admission.h"
+#include "clock.h"
+#include "compat.h"
+#include "generator.h"
 #include "identity.h"
+#include "layout.h"
+#include "peer_client.h"
+#include "records.h"
 #include "registry.h"
+#include "settings.h"
+#include "state_file.h"
+#include "wal.h"
+
+PG_FUNCTION_INFO_V1(snowflake_node_lease);
+PG_FUNCTION_INFO_V1(snowflake_release_node_id);
+
+#define ERROR_LEN			256
+#define HOLDER_LEN			256
+
+/* how often to try again while there is no lease */
+#define RETRY_INTERVAL_MS	1000
+
+/* a run is the lease's active one for this many check intervals, and a
+ * peer_timeout, after its last report */
+#define STALE_REPORTS		3
+
+/* how long a clean stop waits for the registry at most */
+#define DEACTIVATE_TIMEOUT_MS	500
+
+typedef enum ReleaseOutcome
+{
+	RELEASE_NONE,				/* nobody asked */
+	RELEASE_PENDING,			/* asked; the worker is at it */
+	RELEASE_DONE,				/* the registry has it */
+	RELEASE_FAILED				/* the registry could not be told (yet) */
+} ReleaseOutcome;
+
+typedef struct RegistryShared
+{
+	slock_t		mutex;			/* protects everything below */
+	SnowflakeLease lease;		/* as saved in pg_snowflake/lease */
+	int64		reported_at;	/* Unix ms the registry last took a report */
+	int64		reported_id;	/* the mark it took then */
+	char		error[ERROR_LEN];	/* the last exchange's failure, or "" */
+	int			release;		/* ReleaseOutcome */
+	PGPROC	   *worker;			/* the node-ID worker, to wake it */
+	ConditionVariable release_changed;
+} RegistryShared;
+
+static RegistryShared *registry = NULL;
+
+/*
+ * This server's run, as the registry knows it: drawn once per postmaster,
+ * so that shared memory made anew after a crash is the same run (its
+ * children inherit it); a new postmaster is a new run.
+ */
+static int64 run_token = 0;
+
+/* in the worker */
+static PGconn *conn = NULL;
+static char *schema = NULL;		/* the registry's extension schema, quoted */
+static bool asked_once = false; /* the first report of this run was tried */
+static bool active = false;		/* the registry takes this run as the lease's */
+static bool unconfirmed = false;	/* generating without the registry's word */
+static int64 other_deadline = 0;	/* monotonic ms the other run's time ends */
+static bool yielded = false;	/* given up for this run: reclaimed or refused */
+static uint32 wait_event = 0;
+
+Size
+snowflake_registry_shmem_size(void)
+{
+	return MAXALIGN(sizeof(RegistryShared));
+}
+
+/* Whether this server takes its node ID from a registry. */
+static bool
+leasing(void)
+{
+	return snowflake_node_source() == SNOWFLAKE_NODE_REGISTRY;
+}
+
+/*
+ * Creates the shared state and, on a server that leases its node ID, reads
+ * pg_snowflake/lease.  A held lease lets the generator resume above its
+ * floor at once; the node ID itself is assigned by the worker, after its
+ * first report (or its failure).  Runs in the postmaster with
+ * AddinShmemInitLock held: logs, never raises.
+ */
+void
+snowflake_registry_shmem_init(void)
+{
+	bool		found;
+	char	   *problem;
+
+	registry = ShmemInitStruct("snowflake registry", sizeof(RegistryShared), &found);
+	if (found)
+		return;
+	while (run_token == 0)
+		run_token = (int64) pg_prng_uint64(&pg_global_prng_state);
+	memset(registry, 0, sizeof(RegistryShared));
+	SpinLockInit(&registry->mutex);
+	ConditionVariableInit(&registry->release_changed);
+
+	if (!leasing())
+		return;
+	if (!snowflake_lease_file_read(&registry->lease, &problem))
+	{
+		if (problem == NULL)
+			return;
+		/* a damaged lease is never guessed at: an operator looks */
+		registry->lease.state = SNOWFLAKE_LEASE_NONE;
+		snowflake_identity_withdraw(psprintf(_("%s; remove it and restart the server to claim a new lease."),
+											 problem));
+		ereport(WARNING,
+				(errmsg("snowflake ID generation is disabled: %s", problem),
+				 errhint("Remove the file and restart the server; it then claims a new node ID lease.")));
+		registry->lease.state = -1;
+		return;
+	}
+	if (registry->lease.state == SNOWFLAKE_LEASE_HELD)
+	{
+		if (registry->lease.floor_id >= 0)
+			snowflake_generator_replay_mark(registry->lease.floor_id);
+		ereport(LOG,
+				(errmsg("snowflake node ID %d leased from \"%s\", held since before this start",
+						registry->lease.node_id, "snowflake.node_registry")));
+	}
+}
+
+/* A copy of the lease as saved. */
+static void
+lease_copy(SnowflakeLease *lease)
+{
+	SpinLockAcquire(&registry->mutex);
+	*lease = registry->lease;
+	SpinLockRelease(&registry->mutex);
+}
+
+static void
+set_error(const char *error)
+{
+	SpinLockAcquire(&registry->mutex);
+	strlcpy(registry->error, error ? error : "", ERROR_LEN);
+	SpinLockRelease(&registry->mutex);
+}
+
+/*
+ * Saves lease: pg_snowflake/lease, then WAL, then shared memory.  False if
+ * the file could not be written (logged); nothing may be acted on then.
+ */
+static bool
+save_lease(const SnowflakeLease *lease)
+{
+	if (!snowflake_lease_file_write(lease, LOG))
+		return false;
+	snowflake_wal_log_lease(lease);
+	SpinLockAcquire(&registry->mutex);
+	registry->lease = *lease;
+	SpinLockRelease(&registry->mutex);
+	return true;
+}
+
+/*
+ * Redo of a lease record (redo.c): on a standby, its primary's lease,
+ * saved as the primary saved it, so that after promotion this server holds
+ * it.  A failed write is logged: the lease stays in shared memory for this
+ * run, and the WAL has it for a later replay.
+ */
+void
+snowflake_registry_replay_lease(const SnowflakeLease *lease)
+{
+	(void) snowflake_lease_file_write(lease, WARNING);
+	SpinLockAcquire(&registry->mutex);
+	registry->lease = *lease;
+	SpinLockRelease(&registry->mutex);
+	if (lease->state == SNOWFLAKE_LEASE_HELD && lease->floor_id >= 0)
+		snowflake_generator_replay_mark(lease->floor_id);
+}
+
+/* ----------
+ * The conversation with the registry
+ * ----------
+ */
+
+/* Sets ex and connects, with the schema looked up; false: error set. */
+static bool
+registry_open(SnowflakePeerExchange *ex, const char **error)
+{
+	if (wait_event == 0)
+		wait_event = snowflake_wait_event("SnowflakeRegistry");
+	snowflake_peer_exchange_begin(ex, snowflake_peer_timeout, wait_event);
+	ex->application_name = "snowflake node ID worker";
+	if (!snowflake_peer_connect(&conn, snowflake_node_registry, ex))
+	{
+		*error = ex->error;
+		schema = NULL;
+		return false;
+	}
+	if (schema == NULL)
+	{
+		char	   *found = snowflake_peer_extension_schema(&conn, ex, error);
+
+		if (found == NULL)
+			return false;
+		schema = MemoryContextStrdup(TopMemoryContext, found);
+	}
+	return true;
+}
+
+/* Runs query; a result with exactly one row, or NULL with error set. */
+static PGresult *
+registry_ask(SnowflakePeerExchange *ex, const char *query, const char *what,
+			 const char **error)
+{
+	PGresult   *res = snowflake_peer_query(&conn, query, ex);
+
+	if (res == NULL)
+	{
+		*error = ex->error;
+		if (conn == NULL && schema != NULL)
+		{
+			pfree(schema);
+			schema = NULL;
+		}
+		return NULL;
+	}
+	if (!snowflake_peer_check_rows(res, what, 1, 1, 8, error))
+	{
+		PQclear(res);
+		snowflake_peer_disconnect(&conn);
+		return NULL;
+	}
+	return res;
+}
+
+/* this server's name in the registry, for people */
+static char *
+holder_name(void)
+{
+	char		host[HOST_NAME_MAX + 1];
+	const char *cluster = GetConfigOption("cluster_name", true, false);
+
+	if (gethostname(host, sizeof(host)) != 0)
+		strlcpy(host, "?", sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	return psprintf("%s%s%s:%d", cluster && cluster[0] ? cluster : "",
+					cluster && cluster[0] ? "@" : "", host, PostPortNumber);
+}
+
+static char *
+layout_text(void)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+
+	return psprintf("%lld/%d/%d", (long long) layout->epoch_ms,
+					layout->node_bits, layout->seq_bits);
+}
+
+/*
+ * Claims the lease with the claim token saved in lease; fills node_id and
+ * floor_id.  False with error set if the registry did not answer so.
+ */
+static bool
+claim(SnowflakeLease *lease, const char **error)
+{
+	SnowflakePeerExchange ex;
+	PGresult   *res;
+	char	   *holder;
+	char	   *quoted_holder;
+	char	   *quoted_layout;
+	char	   *query;
+	int			c_node;
+	int			c_floor;
+	int64		node_id;
+	int64		floor_id;
+	bool		ok;
+
+	if (!registry_open(&ex, error))
+		return false;
+	holder = holder_name();
+	quoted_holder = PQescapeLiteral(conn, holder, strlen(holder));
+	quoted_layout = PQescapeLiteral(conn, layout_text(), strlen(layout_text()));
+	if (quoted_holder == NULL || quoted_layout == NULL)
+	{
+		*error = _("out of memory");
+		if (quoted_holder)
+			PQfreemem(quoted_holder);
+		if (quoted_layout)
+			PQfreemem(quoted_layout);
+		return false;
+	}
+	query = psprintf("SELECT * FROM %s.snowflake_registry_claim(%llu, %lld, %s, %s, %d)",
+					 schema, (unsigned long long) lease->system_identifier,
+					 (long long) lease->claim_token, quoted_holder, quoted_layout,
+					 snowflake_layout()->max_node);
+	PQfreemem(quoted_holder);
+	PQfreemem(quoted_layout);
+
+	res = registry_ask(&ex, query, "snowflake_registry_claim()", error);
+	if (res == NULL)
+		return false;
+	ok = (c_node = snowflake_peer_column(res, "snowflake_registry_claim()", "node_id", INT4OID, true, error)) >= 0 &&
+		(c_floor = snowflake_peer_column(res, "snowflake_registry_claim()", "floor_id", INT8OID, true, error)) >= 0 &&
+		snowflake_peer_get_int(res, 0, c_node, "snowflake_registry_claim()", 0,
+							   snowflake_layout()->max_node, NULL, &node_id, error) &&
+		snowflake_peer_get_int(res, 0, c_floor, "snowflake_registry_claim()", -1,
+							   PG_INT64_MAX, NULL, &floor_id, error);
+	PQclear(res);
+	if (!ok)
+	{
+		snowflake_peer_disconnect(&conn);
+		return false;
+	}
+	lease->node_id = (int32) node_id;
+	lease->floor_id = floor_id;
+	return true;
+}
+
+/* What a report returned */
+typedef struct Report
+{
+	bool		held;			/* the lease is (still) ours */
+	bool		active;			/* this run may generate with it */
+	int64		high_water_id;	/* the highest mark any run reported */
+	int64		other_active_ms;	/* when not: how long the other's time lasts */
+} Report;
+
+/* how long a report makes this run the lease's active one */
+static int64
+active_time_ms(void)
+{
+	return (int64) STALE_REPORTS * snowflake_peer_check_interval +
+		snowflake_peer_timeout;
+}
+
+/*
+ * Reports the high-water mark on disk and asks to be (stay) the active run
+ * of the lease.  False with error set if the registry did not answer so.
+ */
+static bool
+report(const SnowflakeLease *lease, Report *r, const char **error)
+{
+	SnowflakePeerExchange ex;
+	SnowflakeGeneratorStatus gen;
+	PGresult   *res;
+	char	   *query;
+	char	   *since;
+	int64		mark = Max(snowflake_state_file_mark(), lease->floor_id);
+	int			c_held;
+	int			c_active;
+	int			c_hw;
+	int			c_other;
+	bool		isnull;
+	bool		ok;
+
+	if (!registry_open(&ex, error))
+		return false;
+	snowflake_generator_status(&gen);
+	since = gen.generating_since_ms > 0 ?
+		psprintf("pg_catalog.to_timestamp(%lld / 1000.0)", (long long) gen.generating_since_ms) :
+		pstrdup("NULL");
+	query = psprintf("SELECT * FROM %s.snowflake_registry_heartbeat(%d, %llu, %lld, %lld, %lld, %s, %lld)",
+					 schema, lease->node_id,
+					 (unsigned long long) lease->system_identifier,
+					 (long long) lease->claim_token,
+					 (long long) run_token,
+					 (long long) mark, since, (long long) active_time_ms());
+	res = registry_ask(&ex, query, "snowflake_registry_heartbeat()", error);
+	if (res == NULL)
+		return false;
+#define WHAT "snowflake_registry_heartbeat()"
+	memset(r, 0, sizeof(Report));
+	ok = (c_held = snowflake_peer_column(res, WHAT, "held", BOOLOID, true, error)) >= 0 &&
+		(c_active = snowflake_peer_column(res, WHAT, "active", BOOLOID, true, error)) >= 0 &&
+		(c_hw = snowflake_peer_column(res, WHAT, "lease_high_water_id", INT8OID, true, error)) >= 0 &&
+		(c_other = snowflake_peer_column(res, WHAT, "other_active_ms", INT8OID, true, error)) >= 0 &&
+		snowflake_peer_get_bool(res, 0, c_held, WHAT, &r->held, error) &&
+		snowflake_peer_get_bool(res, 0, c_active, WHAT, &r->active, error);
+	if (ok && r->held)
+		ok = snowflake_peer_get_int(res, 0, c_hw, WHAT, -1, PG_INT64_MAX,
+									NULL, &r->high_water_id, error) &&
+			snowflake_peer_get_int(res, 0, c_other, WHAT, PG_INT64_MIN, PG_INT64_MAX,
+								   &isnull, &r->other_active_ms, error);
+#undef WHAT
+	PQclear(res);
+	if (!ok)
+	{
+		snowflake_peer_disconnect(&conn);
+		return false;
+	}
+	SpinLockAcquire(&registry->mutex);
+	registry->reported_at = snowflake_wall_clock_ms();
+	registry->reported_id = mark;
+	SpinLockRelease(&registry->mutex);
+	return true;
+}
+
+/* Gives up this run's time as the lease's active one (a clean stop). */
+static void
+deactivate(const SnowflakeLease *lease)
+{
+	SnowflakePeerExchange ex;
+	PGresult   *res;
+	const char *error = NULL;
+	char	   *query;
+
+	if (!registry_open(&ex, &error))
+		return;
+	ex.deadline = Min(ex.deadline, snowflake_monotonic_ms() + DEACTIVATE_TIMEOUT_MS);
+	query = psprintf("SELECT %s.snowflake_registry_deactivate(%d, %llu, %lld, %lld) AS done",
+					 schema, lease->node_id,
+					 (unsigned long long) lease->system_identifier,
+					 (long long) lease->claim_token,
+					 (long long) run_token);
+	res = registry_ask(&ex, query, "snowflake_registry_deactivate()", &error);
+	if (res != NULL)
+		PQclear(res);
+}
+
+/* Tells the registry the lease is released with final_mark. */
+static bool
+release(const SnowflakeLease *lease, const char **error)
+{
+	SnowflakePeerExchange ex;
+	PGresult   *res;
+	char	   *query;
+	int			col;
+	bool		released = false;
+	bool		ok;
+
+	if (!registry_open(&ex, error))
+		return false;
+	query = psprintf("SELECT %s.snowflake_registry_release(%d, %llu, %lld, %lld) AS released",
+					 schema, lease->node_id,
+					 (unsigned long long) lease->system_identifier,
+					 (long long) lease->claim_token, (long long) lease->final_mark);
+	res = registry_ask(&ex, query, "snowflake_registry_release()", error);
+	if (res == NULL)
+		return false;
+	ok = (col = snowflake_peer_column(res, "snowflake_registry_release()", "released",
+									  BOOLOID, true, error)) >= 0 &&
+		snowflake_peer_get_bool(res, 0, col, "snowflake_registry_release()",
+								&released, error);
+	PQclear(res);
+	if (ok && !released)
+	{
+		/* not ours any more: an operator reclaimed it; nothing to give back */
+		ereport(LOG,
+				(errmsg("the snowflake node-ID registry no longer had node ID %d of this server to release",
+						lease->node_id)));
+	}
+	if (!ok)
+		snowflake_peer_disconnect(&conn);
+	return ok;
+}
+
+/* ----------
+ * The worker's part
+ * ----------
+ */
+
+/* the last failure logged, so that each is logged once */
+static char *logged_error = NULL;
+
+/*
+ * Records the failure of an exchange: for snowflake_node_lease() always,
+ * in the log when it differs from the last one logged.
+ */
+static void
+exchange_failed(const char *what, const char *error)
+{
+	char	   *line = psprintf("%s: %s", what, error ? error : _("unknown failure"));
+
+	set_error(line);
+	if (logged_error != NULL && strcmp(logged_error, line) == 0)
+		return;
+	ereport(LOG,
+			(errmsg("could not reach the snowflake node-ID registry"),
+			 errdetail_internal("%s", line)));
+	if (logged_error)
+		pfree(logged_error);
+	logged_error = MemoryContextStrdup(TopMemoryContext, line);
+}
+
+static void
+exchange_worked(void)
+{
+	set_error(NULL);
+	if (logged_error != NULL)
+	{
+		ereport(LOG, (errmsg("the snowflake node-ID registry answers again")));
+		pfree(logged_error);
+		logged_error = NULL;
+	}
+}
 
 int
 snowflake_registry_interval_ms(void)
 {
-	return 0;
+	SnowflakeLease lease;
+
+	lease_copy(&lease);
+	if (lease.state == SNOWFLAKE_LEASE_HELD && active && !yielded)
+		return snowflake_peer_check_interval;
+	if (lease.state == SNOWFLAKE_LEASE_RELEASED || yielded)
+		return 0;
+	return RETRY_INTERVAL_MS;
 }
 
 void
 snowflake_registry_start(void)
 {
-	snowflake_identity_waiting(_("Leasing node IDs from \"snowflake.node_registry\" is not available in this build."));
-}
-
-void
-snowflake_registry_tick(void)
-{
+	SpinLockAcquire(&registry->mutex);
+	registry->worker = MyProc;
+	SpinLockRelease(&registry->mutex);
+	snowflake_peer_limit_memory();
 }
 
 void
 snowflake_registry_stop(void)
 {
+	SnowflakeLease lease;
+
+	/*
+	 * A clean stop: give up this run's time, so that the next start need
+	 * not wait for it.  The exchange gives up at a shutdown request, so the
+	 * request is set aside for it; its deadline is short, and a registry
+	 * that does not answer only makes the next start wait.
+	 */
+	lease_copy(&lease);
+	if (active && lease.state == SNOWFLAKE_LEASE_HELD)
+	{
+		volatile sig_atomic_t shutdown = ShutdownRequestPending;
+
+		ShutdownRequestPending = false;
+		deactivate(&lease);
+		ShutdownRequestPending = shutdown;
+	}
+	snowflake_peer_disconnect(&conn);
+}
+
+/*
+ * Claims a lease: saves a new claim token first (CLAIMING), then asks.
+ * Returns true once the lease is HELD and saved.
+ */
+static bool
+claim_lease(SnowflakeLease *lease)
+{
+	const char *error = NULL;
+
+	if (lease->state != SNOWFLAKE_LEASE_CLAIMING)
+	{
+		memset(lease, 0, sizeof(SnowflakeLease));
+		lease->state = SNOWFLAKE_LEASE_CLAIMING;
+		lease->node_id = -1;
+		lease->floor_id = -1;
+		lease->final_mark = -1;
+		lease->system_identifier = GetSystemIdentifier();
+		/* any value but 0; collisions only matter with the same system ID */
+		do
+			lease->claim_token = (int64) pg_prng_uint64(&pg_global_prng_state);
+		while (lease->claim_token == 0);
+		if (!save_lease(lease))
+		{
+			snowflake_identity_waiting(_("The node-ID lease could not be saved in \"pg_snowflake/lease\"; the server log says why."));
+			return false;
+		}
+	}
+	if (!claim(lease, &error))
+	{
+		exchange_failed("snowflake_registry_claim()", error);
+		snowflake_identity_waiting(psprintf(_("No node ID could be claimed from \"%s\" yet: %s"),
+											"snowflake.node_registry",
+											error ? error : _("unknown failure")));
+		return false;
+	}
+	exchange_worked();
+	lease->state = SNOWFLAKE_LEASE_HELD;
+	if (!save_lease(lease))
+		return false;
+	if (lease->floor_id >= 0)
+		snowflake_generator_replay_mark(lease->floor_id);
+	ereport(LOG,
+			(errmsg("snowflake node ID %d leased from \"%s\"", lease->node_id,
+					"snowflake.node_registry"),
+			 lease->floor_id >= 0 ?
+			 errdetail("It was held before; IDs start above %lld, its last holder's high-water mark.",
+					   (long long) lease->floor_id) : 0));
+	return true;
+}
+
+/*
+ * Gives the lease back: closes the generator (admission was blocked by the
+ * backend that asked), saves RELEASING with the final mark, tells the
+ * registry, saves RELEASED.  Each step is retried at the next tick.
+ */
+static void
+release_lease(SnowflakeLease *lease)
+{
+	const char *error = NULL;
+	int			outcome;
+
+	if (lease->state == SNOWFLAKE_LEASE_HELD)
+	{
+		lease->final_mark = Max(snowflake_generator_close(), lease->floor_id);
+		lease->state = SNOWFLAKE_LEASE_RELEASING;
+		if (!save_lease(lease))
+			return;
+	}
+	if (lease->state == SNOWFLAKE_LEASE_RELEASING)
+	{
+		if (!release(lease, &error))
+		{
+			exchange_failed("snowflake_registry_release()", error);
+			outcome = RELEASE_FAILED;
+		}
+		else
+		{
+			exchange_worked();
+			lease->state = SNOWFLAKE_LEASE_RELEASED;
+			outcome = save_lease(lease) ? RELEASE_DONE : RELEASE_FAILED;
+			if (outcome == RELEASE_DONE)
+				ereport(LOG,
+						(errmsg("snowflake node ID %d released to the registry, above ID %lld",
+								lease->node_id, (long long) lease->final_mark)));
+		}
+		SpinLockAcquire(&registry->mutex);
+		if (registry->release != RELEASE_NONE)
+			registry->release = outcome;
+		SpinLockRelease(&registry->mutex);
+		ConditionVariableBroadcast(&registry->release_changed);
+	}
+}
+
+/*
+ * The report of a held lease, and what it means for this run.
+ */
+static void
+held_tick(SnowflakeLease *lease)
+{
+	Report		r;
+	const char *error = NULL;
+
+	if (yielded)
+		return;
+	if (!report(lease, &r, &error))
+	{
+		exchange_failed("snowflake_registry_heartbeat()", error);
+		/* no registry: the lease on disk is all there is to go by */
+		if (!asked_once)
+		{
+			asked_once = true;
+			if (snowflake_identity_node_id() < 0)
+			{
+				unconfirmed = true;
+				snowflake_identity_assign(lease->node_id);
+			}
+		}
+		return;
+	}
+	exchange_worked();
+	asked_once = true;
+
+	if (!r.held)
+	{
+		/* the registry gave it away (reclaimed) */
+		if (snowflake_identity_node_id() < 0)
+		{
+			ereport(LOG,
+					(errmsg("the snowflake node-ID registry no longer leases node ID %d to this server; claiming another",
+							lease->node_id)));
+			lease->state = SNOWFLAKE_LEASE_NONE;
+			(void) save_lease(lease);
+			return;
+		}
+		yielded = true;
+		snowflake_identity_withdraw(psprintf(_("The registry no longer leases node ID %d to this server (it was reclaimed); restart the server to claim another."),
+											 lease->node_id));
+		ereport(WARNING,
+				(errmsg("snowflake node ID %d was taken back by the registry; this server stops generating IDs",
+						lease->node_id)));
+		return;
+	}
+
+	if (!r.active)
+	{
+		/*
+		 * Generating since the registry could not be reached, this run now
+		 * finds another one's time not out: that may be this server's own
+		 * run before the restart.  Only if the other reports again, its time
+		 * going on past what it was, is it alive.
+		 */
+		if (unconfirmed && !active)
+		{
+			int64		now = snowflake_monotonic_ms();
+
+			if (other_deadline == 0)
+				other_deadline = now + Max(r.other_active_ms, 0) + snowflake_peer_check_interval;
+			if (now <= other_deadline)
+				return;
+		}
+		if (active || snowflake_identity_node_id() >= 0)
+		{
+			/* generating, and another run has the lease: stop for good */
+			yielded = true;
+			active = false;
+			snowflake_identity_withdraw(psprintf(_("Another server holds the lease of node ID %d as its active run (a copy of this data directory, or the old primary after a failover)."),
+												 lease->node_id));
+			ereport(WARNING,
+					(errmsg("snowflake node ID %d is used by another server with the same lease; this server stops generating IDs",
+							lease->node_id),
+					 errhint("Stop the server that should not run; a copy of a data directory must claim a lease of its own (remove its \"%s\" before it starts).",
+							 "pg_snowflake/lease")));
+			return;
+		}
+		snowflake_identity_waiting(psprintf(_("Another server holds the lease of node ID %d as its active run, for %lld ms more unless it reports again (a copy of this data directory, or the old primary after a failover)."),
+											lease->node_id, (long long) Max(r.other_active_ms, 0)));
+		return;
+	}
+
+	if (!active)
+	{
+		/* this run takes the lease: above every mark any run reported */
+		active = true;
+		unconfirmed = false;
+		if (r.high_water_id >= 0)
+			snowflake_generator_replay_mark(r.high_water_id);
+	}
+	if (snowflake_identity_node_id() < 0)
+		snowflake_identity_assign(lease->node_id);
+}
+
+/*
+ * One tick of the node-ID worker on a server that leases its node ID.
+ */
+void
+snowflake_registry_tick(void)
+{
+	static MemoryContext tick_cxt = NULL;
+	MemoryContext oldcxt;
+	SnowflakeLease lease;
+	bool		release_asked;
+
+	/* a standby's lease is its primary's, from WAL */
+	if (RecoveryInProgress() || registry->lease.state < 0)
+		return;
+
+	if (tick_cxt == NULL)
+		tick_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake registry",
+										 ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(tick_cxt);
+	oldcxt = MemoryContextSwitchTo(tick_cxt);
+
+	lease_copy(&lease);
+	SpinLockAcquire(&registry->mutex);
+	release_asked = registry->release != RELEASE_NONE;
+	SpinLockRelease(&registry->mutex);
+
+	/* a release asked for now, or one a crash interrupted */
+	if (lease.state == SNOWFLAKE_LEASE_RELEASING ||
+		(release_asked && lease.state == SNOWFLAKE_LEASE_HELD))
+	{
+		release_lease(&lease);
+		goto done;
+	}
+
+	switch ((SnowflakeLeaseState) lease.state)
+	{
+		case SNOWFLAKE_LEASE_RELEASED:
+			/* released in an earlier run: this start claims anew */
+			if (snowflake_identity_node_id() >= 0)
+				break;
+			lease.state = SNOWFLAKE_LEASE_NONE;
+			/* FALLTHROUGH */
+		case SNOWFLAKE_LEASE_NONE:
+		case SNOWFLAKE_LEASE_CLAIMING:
+			if (!claim_lease(&lease))
+				break;
+			/* FALLTHROUGH */
+		case SNOWFLAKE_LEASE_HELD:
+			held_tick(&lease);
+			break;
+		case SNOWFLAKE_LEASE_RELEASING:
+			break;
+	}
+
+done:
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* ----------
+ * SQL
+ * ----------
+ */
+
+static const char *
+state_name(int state)
+{
+	switch (state)
+	{
+		case SNOWFLAKE_LEASE_NONE:
+			return "none";
+		case SNOWFLAKE_LEASE_CLAIMING:
+			return "claiming";
+		case SNOWFLAKE_LEASE_HELD:
+			return "held";
+		case SNOWFLAKE_LEASE_RELEASING:
+			return "releasing";
+		case SNOWFLAKE_LEASE_RELEASED:
+			return "released";
+	}
+	return "damaged";
+}
+
+/*
+ * snowflake_node_lease() RETURNS record: the lease as this server keeps it,
+ * and what the registry last said.  Reads only.
+ */
+Datum
+snowflake_node_lease(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc = snowflake_result_tupdesc(fcinfo, 7);
+	Datum		values[7];
+	bool		nulls[7] = {false};
+	SnowflakeLease lease;
+	int64		reported_at;
+	int64		reported_id;
+	char		error[ERROR_LEN];
+
+	snowflake_require_preload();
+	SpinLockAcquire(&registry->mutex);
+	lease = registry->lease;
+	reported_at = registry->reported_at;
+	reported_id = registry->reported_id;
+	memcpy(error, registry->error, ERROR_LEN);
+	SpinLockRelease(&registry->mutex);
+
+	values[0] = CStringGetTextDatum(leasing() ? state_name(lease.state) : "not leasing");
+	values[1] = Int32GetDatum(lease.node_id);
+	nulls[1] = lease.state < SNOWFLAKE_LEASE_HELD;
+	values[2] = Int64GetDatum(lease.claim_token);
+	nulls[2] = lease.state <= SNOWFLAKE_LEASE_NONE;
+	values[3] = Int64GetDatum(lease.floor_id);
+	nulls[3] = lease.state < SNOWFLAKE_LEASE_HELD || lease.floor_id < 0;
+	if (reported_at > 0)
+		values[4] = TimestampTzGetDatum((reported_at - SNOWFLAKE_PG_EPOCH_UNIX_MS) * 1000);
+	nulls[4] = reported_at <= 0;
+	values[5] = Int64GetDatum(reported_id);
+	nulls[5] = reported_at <= 0 || reported_id < 0;
+	values[6] = error[0] ? CStringGetTextDatum(error) : (Datum) 0;
+	nulls[6] = error[0] == '\0';
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * snowflake_release_node_id() RETURNS boolean
+ *
+ * Stops generation on this server for good (until a restart, which claims
+ * a new lease) and has the worker release the lease with the final
+ * high-water mark.  Waits for the registry, up to twice
+ * snowflake.peer_timeout; false if it has not taken the release by then
+ * (the worker keeps trying).
+ */
+Datum
+snowflake_release_node_id(PG_FUNCTION_ARGS)
+{
+	SnowflakeLease lease;
+	PGPROC	   *worker;
+	int64		deadline;
+	int			outcome;
+
+	snowflake_require_preload();
+	if (!leasing())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this server does not lease its snowflake node ID"),
+				 errdetail("Its node ID comes from %s.",
+						   snowflake_node_source_name(snowflake_node_source()))));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot release a snowflake node ID during recovery"),
+				 errdetail("A standby shares its primary's lease.")));
+	lease_copy(&lease);
+	if (lease.state != SNOWFLAKE_LEASE_HELD &&
+		lease.state != SNOWFLAKE_LEASE_RELEASING &&
+		lease.state != SNOWFLAKE_LEASE_RELEASED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this server holds no snowflake node-ID lease"),
+				 errdetail("The lease is \"%s\".", state_name(lease.state))));
+
+	/* no ID from now on; the worker closes the generator and tells */
+	snowflake_identity_withdraw(psprintf(_("The lease of node ID %d was released by snowflake_release_node_id(); restart the server to claim another."),
+										 lease.node_id));
+	SpinLockAcquire(&registry->mutex);
+	if (registry->release == RELEASE_NONE || registry->release == RELEASE_FAILED)
+		registry->release = RELEASE_PENDING;
+	worker = registry->worker;
+	SpinLockRelease(&registry->mutex);
+	if (worker != NULL)
+		SetLatch(&worker->procLatch);
+
+	deadline = snowflake_monotonic_ms() + 2 * (int64) snowflake_peer_timeout +
+		RETRY_INTERVAL_MS;
+	for (;;)
+	{
+		SpinLockAcquire(&registry->mutex);
+		outcome = registry->release;
+		SpinLockRelease(&registry->mutex);
+		if (outcome == RELEASE_DONE || outcome == RELEASE_FAILED ||
+			snowflake_monotonic_ms() >= deadline)
+			break;
+		(void) ConditionVariableTimedSleep(&registry->release_changed,
+										   RETRY_INTERVAL_MS,
+										   snowflake_wait_event("SnowflakeRelease"));
+	}
+	ConditionVariableCancelSleep();
+	if (outcome != RELEASE_DONE)
+		ereport(WARNING,
+				(errmsg("the snowflake node-ID registry has not taken the release yet"),
+				 errdetail("This server generates no more IDs; it keeps trying to release node ID %d.",
+						   lease.node_id)));
+	PG_RETURN_BOOL(outcome == RELEASE_DONE);
 }

@@ -14,6 +14,11 @@
 #ifndef SNOWFLAKE_REGISTRY_H
 #define SNOWFLAKE_REGISTRY_H
 
+#include "state_file.h"
+
+extern Size snowflake_registry_shmem_size(void);
+extern void snowflake_registry_shmem_init(void);
+extern void snowflake_registry_replay_lease(const SnowflakeLease *lease);
 extern int	snowflake_registry_interval_ms(void);
 extern void snowflake_registry_start(void);
 extern void snowflake_registry_tick(void);

@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "generator.h"
 #include "identity.h"
+#include "registry.h"
 #include "settings.h"
 #include "snowflake.h"
 #include "state_file.h"
@@ -56,6 +57,7 @@ shmem_request(void)
 	size = add_size(size, snowflake_generator_shmem_size());
 	size = add_size(size, snowflake_clock_watcher_shmem_size());
 	size = add_size(size, snowflake_peers_shmem_size());
+	size = add_size(size, snowflake_registry_shmem_size());
 	RequestAddinShmemSpace(size);
 	RequestNamedLWLockTranche(SNOWFLAKE_TRANCHE_NAME, NUM_LOCKS);
 }
@@ -83,6 +85,8 @@ shmem_startup(void)
 	/* the first process to get here (the postmaster) starts the generator */
 	if (have_mark)
 		snowflake_generator_resume(&saved);
+	/* and, with a lease held, above its floor too */
+	snowflake_registry_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

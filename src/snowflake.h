@@ -52,12 +52,13 @@
  *								[under one spinlock]
  *
  *  5. what drives or watches the generator
- *	redo.c		redo.h			replays the WAL record: the file, then the
- *								generator
  *	clock_watcher.c	workers.h	worker: clock checks, renewals [its pid]
  *	peer_checker.c	workers.h	worker: node-ID conflicts with peers,
  *								snowflake_peers() [what it saw]
  *	registry.c	registry.h		node IDs leased from snowflake.node_registry
+ *								[the lease as saved, the registry's answers]
+ *	redo.c		redo.h			replays the WAL records: the file, then the
+ *								generator; a lease, to the registry module
  *	node_worker.c	workers.h	worker: obtains the node ID (Citus group or
  *								lease) where none is set by hand
  *

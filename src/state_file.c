@@ -2,7 +2,9 @@
  *
  * state_file.c
  *	  The state file, $PGDATA/pg_snowflake/state: it keeps the high-water
- *	  mark, a bound on every ID this data directory has ever issued.
+ *	  mark, a bound on every ID this data directory has ever issued.  And
+ *	  its sibling pg_snowflake/lease, which keeps a node-ID lease taken
+ *	  from a registry (registry.c), written whole the same way.
  *
  * This module only reads the file at start and writes a mark it is given;
  * what the mark means, and when to raise it, is the generator's business
@@ -73,6 +75,9 @@
 #define STATE_MAGIC			0x534E4F57	/* "SNOW" */
 #define STATE_VERSION		1
 #define STATE_FILE_TMP		SNOWFLAKE_STATE_FILE ".tmp"
+#define LEASE_FILE			SNOWFLAKE_STATE_DIR "/lease"
+#define LEASE_FILE_TMP		LEASE_FILE ".tmp"
+#define LEASE_MAGIC			0x4C454153	/* "LEAS" */
 #define ERROR_LEN			256
 
 /*
@@ -127,6 +132,7 @@ typedef struct WriteFailure
 {
 	WriteStep	step;
 	const char *path;
+	const char *target;			/* of a rename */
 	int			saved_errno;
 } WriteFailure;
 
@@ -146,6 +152,26 @@ record_is_valid(const StateRecord *rec)
 {
 	return rec->magic == STATE_MAGIC && rec->version == STATE_VERSION &&
 		EQ_CRC32C(rec->crc, record_crc(rec)) && rec->hwm_id >= 0;
+}
+
+/* pg_snowflake/lease: one lease and its CRC */
+typedef struct LeaseRecord
+{
+	uint32		magic;
+	uint32		version;
+	SnowflakeLease lease;
+	pg_crc32c	crc;			/* CRC-32C of everything above */
+} LeaseRecord;
+
+static pg_crc32c
+lease_crc(const LeaseRecord *rec)
+{
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, rec, offsetof(LeaseRecord, crc));
+	FIN_CRC32C(crc);
+	return crc;
 }
 
 Size
@@ -295,27 +321,27 @@ failed(WriteFailure *f, WriteStep step, const char *path)
  * the temporary file if it was one.
  */
 static void
-close_after_failure(int fd, const WriteFailure *f, bool temporary)
+close_after_failure(int fd, const WriteFailure *f, const char *temporary)
 {
 	CloseTransientFile(fd);
 	if (temporary)
-		(void) unlink(STATE_FILE_TMP);
+		(void) unlink(temporary);
 	errno = f->saved_errno;
 }
 
 /*
- * Writes the whole record to fd at offset 0 and fsyncs it.  Closes fd on
- * failure.
+ * Writes len bytes of data to fd at offset 0 and fsyncs it.  Closes fd on
+ * failure, and removes the file if it is the temporary one.
  */
 static bool
-write_and_sync(int fd, const char *path, const StateRecord *rec,
-			   bool temporary, WriteFailure *f)
+write_and_sync(int fd, const char *path, const void *data, size_t len,
+			   const char *temporary, WriteFailure *f)
 {
 	ssize_t		written;
 
 	errno = 0;
-	written = pg_pwrite(fd, rec, sizeof(StateRecord), 0);
-	if (written != sizeof(StateRecord))
+	written = pg_pwrite(fd, data, len, 0);
+	if (written != (ssize_t) len)
 	{
 		/* a short write without errno: assume the disk is full */
 		if (errno == 0)
@@ -345,7 +371,7 @@ sync_directory(const char *path, WriteFailure *f)
 	if (pg_fsync(fd) != 0 && errno != EBADF && errno != EINVAL)
 	{
 		failed(f, STEP_FSYNC_DIR, path);
-		close_after_failure(fd, f, false);
+		close_after_failure(fd, f, NULL);
 		return false;
 	}
 	CloseTransientFile(fd);
@@ -368,7 +394,7 @@ overwrite_file(const StateRecord *rec, WriteFailure *f, bool *missing)
 		*missing = errno == ENOENT;
 		return failed(f, STEP_OPEN, SNOWFLAKE_STATE_FILE);
 	}
-	if (!write_and_sync(fd, SNOWFLAKE_STATE_FILE, rec, false, f))
+	if (!write_and_sync(fd, SNOWFLAKE_STATE_FILE, rec, sizeof(StateRecord), NULL, f))
 		return false;
 	if (CloseTransientFile(fd) != 0)
 		return failed(f, STEP_CLOSE, SNOWFLAKE_STATE_FILE);
@@ -376,11 +402,13 @@ overwrite_file(const StateRecord *rec, WriteFailure *f, bool *missing)
 }
 
 /*
- * Writes a new file and renames it over the old one, durably: the
- * directory (created if need be) is fsynced after the rename.
+ * Writes a new file (path, through the temporary file tmp) and renames it
+ * over the old one, durably: the directory (created if need be) is fsynced
+ * after the rename.
  */
 static bool
-replace_file(const StateRecord *rec, WriteFailure *f)
+replace_file(const char *path, const char *tmp, const void *data, size_t len,
+			 WriteFailure *f)
 {
 	struct stat st;
 	int			fd;
@@ -396,22 +424,23 @@ replace_file(const StateRecord *rec, WriteFailure *f)
 			return false;
 	}
 
-	fd = OpenTransientFile(STATE_FILE_TMP, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	fd = OpenTransientFile(tmp, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
 	if (fd < 0)
-		return failed(f, STEP_CREATE, STATE_FILE_TMP);
-	if (!write_and_sync(fd, STATE_FILE_TMP, rec, true, f))
+		return failed(f, STEP_CREATE, tmp);
+	if (!write_and_sync(fd, tmp, data, len, tmp, f))
 		return false;
 	if (CloseTransientFile(fd) != 0)
 	{
-		failed(f, STEP_CLOSE, STATE_FILE_TMP);
-		(void) unlink(STATE_FILE_TMP);
+		failed(f, STEP_CLOSE, tmp);
+		(void) unlink(tmp);
 		errno = f->saved_errno;
 		return false;
 	}
-	if (rename(STATE_FILE_TMP, SNOWFLAKE_STATE_FILE) != 0)
+	if (rename(tmp, path) != 0)
 	{
-		failed(f, STEP_RENAME, STATE_FILE_TMP);
-		(void) unlink(STATE_FILE_TMP);
+		failed(f, STEP_RENAME, tmp);
+		f->target = path;
+		(void) unlink(tmp);
 		errno = f->saved_errno;
 		return false;
 	}
@@ -436,7 +465,8 @@ write_record(int64 mark, int64 now_unix_ms, bool intact, WriteFailure *f)
 		if (!missing)
 			return false;
 	}
-	return replace_file(&rec, f);
+	return replace_file(SNOWFLAKE_STATE_FILE, STATE_FILE_TMP, &rec,
+						sizeof(StateRecord), f);
 }
 
 /*
@@ -474,7 +504,7 @@ failure_message(const WriteFailure *f, char *buf)
 			return;
 		case STEP_RENAME:
 			snprintf(buf, ERROR_LEN, _("could not rename file \"%s\" to \"%s\": %m"),
-					 f->path, SNOWFLAKE_STATE_FILE);
+					 f->path, f->target);
 			return;
 		case STEP_FSYNC_DIR:
 			snprintf(buf, ERROR_LEN, _("could not fsync directory \"%s\": %m"), f->path);
@@ -552,6 +582,80 @@ snowflake_state_file_write_at_exit(int64 mark)
 			(errcode(ERRCODE_IO_ERROR),
 			 errmsg_internal("%s", message),
 				 errdetail("The snowflake high-water mark on disk stays at the last reservation.")));
+}
+
+/*
+ * Reads pg_snowflake/lease.  Returns true with *lease filled when it holds
+ * one valid record; false with *problem NULL when there is no file, or set
+ * (a sentence) when it cannot be read or is damaged.  Raises nothing.
+ */
+bool
+snowflake_lease_file_read(SnowflakeLease *lease, char **problem)
+{
+	LeaseRecord rec;
+	char		buf[sizeof(LeaseRecord) + 1];
+	ssize_t		nread;
+	int			fd;
+
+	*problem = NULL;
+	memset(lease, 0, sizeof(SnowflakeLease));
+	fd = OpenTransientFile(LEASE_FILE, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+	{
+		if (errno != ENOENT)
+			*problem = psprintf(_("could not open file \"%s\": %m"), LEASE_FILE);
+		return false;
+	}
+	nread = read(fd, buf, sizeof(buf));
+	if (nread < 0)
+	{
+		int			save_errno = errno;
+
+		CloseTransientFile(fd);
+		errno = save_errno;
+		*problem = psprintf(_("could not read file \"%s\": %m"), LEASE_FILE);
+		return false;
+	}
+	CloseTransientFile(fd);
+	memcpy(&rec, buf, Min(nread, (ssize_t) sizeof(LeaseRecord)));
+	if (nread != sizeof(LeaseRecord) || rec.magic != LEASE_MAGIC ||
+		rec.version != STATE_VERSION || !EQ_CRC32C(rec.crc, lease_crc(&rec)) ||
+		rec.lease.state < SNOWFLAKE_LEASE_NONE ||
+		rec.lease.state > SNOWFLAKE_LEASE_RELEASED)
+	{
+		*problem = psprintf(_("file \"%s\" is corrupt"), LEASE_FILE);
+		return false;
+	}
+	*lease = rec.lease;
+	return true;
+}
+
+/*
+ * Writes pg_snowflake/lease whole and durably (a new file, fsynced, renamed
+ * over the old one, the directory fsynced).  A failure is reported at
+ * elevel, after every file is closed; returns whether the lease is
+ * durable.
+ */
+bool
+snowflake_lease_file_write(const SnowflakeLease *lease, int elevel)
+{
+	LeaseRecord rec;
+	WriteFailure f;
+	char		message[ERROR_LEN];
+
+	memset(&rec, 0, sizeof(rec));
+	rec.magic = LEASE_MAGIC;
+	rec.version = STATE_VERSION;
+	rec.lease = *lease;
+	rec.crc = lease_crc(&rec);
+	if (replace_file(LEASE_FILE, LEASE_FILE_TMP, &rec, sizeof(rec), &f))
+		return true;
+	failure_message(&f, message);
+	ereport(elevel,
+			(errcode(ERRCODE_IO_ERROR),
+			 errmsg_internal("%s", message),
+			 errdetail("The snowflake node-ID lease could not be saved.")));
+	return false;
 }
 
 /* The mark on disk, or -1: what redo compares a replayed mark with. */

@@ -34,6 +34,33 @@ typedef struct SnowflakeStateFileStatus
 	char	   *last_error;		/* the last write's failure, NULL if it worked */
 } SnowflakeStateFileStatus;
 
+/*
+ * The node-ID lease of a server that takes its node ID from
+ * snowflake.node_registry, as pg_snowflake/lease keeps it (registry.c says
+ * what the states mean).
+ */
+typedef enum SnowflakeLeaseState
+{
+	SNOWFLAKE_LEASE_NONE,		/* no lease, no claim */
+	SNOWFLAKE_LEASE_CLAIMING,	/* a claim with claim_token was sent */
+	SNOWFLAKE_LEASE_HELD,		/* node_id is ours; IDs start above floor_id */
+	SNOWFLAKE_LEASE_RELEASING,	/* given up; final_mark not yet reported */
+	SNOWFLAKE_LEASE_RELEASED	/* the registry has it back */
+} SnowflakeLeaseState;
+
+typedef struct SnowflakeLease
+{
+	int32		state;			/* SnowflakeLeaseState */
+	int32		node_id;
+	int64		claim_token;
+	int64		floor_id;		/* earlier holders' IDs are all <= this */
+	int64		final_mark;		/* our IDs are all <= this, once releasing */
+	uint64		system_identifier;
+} SnowflakeLease;
+
+extern bool snowflake_lease_file_read(SnowflakeLease *lease, char **problem);
+extern bool snowflake_lease_file_write(const SnowflakeLease *lease, int elevel);
+
 extern Size snowflake_state_file_shmem_size(void);
 extern bool snowflake_state_file_shmem_init(SnowflakeSavedMark *saved);
 extern bool snowflake_state_file_write(int64 mark, int elevel, bool by_backend);

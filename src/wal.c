@@ -36,9 +36,11 @@
 
 #include "identity.h"
 #include "settings.h"
+#include "state_file.h"
 #include "wal.h"
 
 #define XLOG_SNOWFLAKE_HWM		0x00
+#define XLOG_SNOWFLAKE_LEASE	0x10
 
 typedef struct xl_snowflake_hwm
 {
@@ -67,23 +69,60 @@ snowflake_wal_log_mark(int64 mark)
 }
 
 /*
- * The mark of a record being replayed.  A record of another kind or length
- * was not written by this code: recovery must not go on as if it had been
+ * Writes and flushes a record of the node-ID lease (pg_snowflake/lease), so
+ * that standbys keep the same: after promotion a standby holds its
+ * primary's lease.
+ */
+void
+snowflake_wal_log_lease(const SnowflakeLease *lease)
+{
+	XLogRecPtr	lsn;
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) lease, sizeof(SnowflakeLease));
+	lsn = XLogInsert(SNOWFLAKE_RMGR_ID, XLOG_SNOWFLAKE_LEASE);
+	XLogFlush(lsn);
+}
+
+/*
+ * What a record being replayed is.  A record of another kind was not
+ * written by this code: recovery must not go on as if it had been
  * replayed.
  */
+SnowflakeWalRecord
+snowflake_wal_record_kind(XLogReaderState *record)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+
+	if (info == XLOG_SNOWFLAKE_HWM)
+		return SNOWFLAKE_WAL_MARK;
+	if (info == XLOG_SNOWFLAKE_LEASE)
+		return SNOWFLAKE_WAL_LEASE;
+	elog(PANIC, "snowflake_redo: unknown op code %u", info);
+	pg_unreachable();
+}
+
+/* The mark of a high-water mark record being replayed. */
 int64
 snowflake_wal_read_mark(XLogReaderState *record)
 {
-	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 	xl_snowflake_hwm rec;
 
-	if (info != XLOG_SNOWFLAKE_HWM)
-		elog(PANIC, "snowflake_redo: unknown op code %u", info);
 	if (XLogRecGetDataLen(record) != sizeof(xl_snowflake_hwm))
 		elog(PANIC, "snowflake high-water mark record has %u bytes, not %zu",
 			 XLogRecGetDataLen(record), sizeof(xl_snowflake_hwm));
 	memcpy(&rec, XLogRecGetData(record), sizeof(xl_snowflake_hwm));
 	return rec.hwm_id;
+}
+
+/* The lease of a lease record being replayed. */
+void
+snowflake_wal_read_lease(XLogReaderState *record, SnowflakeLease *lease)
+{
+	if (XLogRecGetDataLen(record) != sizeof(SnowflakeLease))
+		elog(PANIC, "snowflake lease record has %u bytes, not %zu",
+			 XLogRecGetDataLen(record), sizeof(SnowflakeLease));
+	memcpy(lease, XLogRecGetData(record), sizeof(SnowflakeLease));
 }
 
 void
@@ -100,6 +139,16 @@ snowflake_wal_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "hwm_id %lld node_id %d",
 						 (long long) rec.hwm_id, rec.node_id);
 	}
+	else if (info == XLOG_SNOWFLAKE_LEASE &&
+			 XLogRecGetDataLen(record) == sizeof(SnowflakeLease))
+	{
+		SnowflakeLease lease;
+
+		memcpy(&lease, XLogRecGetData(record), sizeof(lease));
+		appendStringInfo(buf, "state %d node_id %d floor_id %lld final_mark %lld",
+						 lease.state, lease.node_id, (long long) lease.floor_id,
+						 (long long) lease.final_mark);
+	}
 }
 
 const char *
@@ -107,5 +156,7 @@ snowflake_wal_identify(uint8 info)
 {
 	if ((info & ~XLR_INFO_MASK) == XLOG_SNOWFLAKE_HWM)
 		return "HWM";
+	if ((info & ~XLR_INFO_MASK) == XLOG_SNOWFLAKE_LEASE)
+		return "LEASE";
 	return NULL;
 }

@@ -1,0 +1,166 @@
+# Node IDs leased from a registry: servers with one shared configuration
+# (snowflake.node_registry, no snowflake.node_id) get distinct node IDs; a
+# restart with the registry down keeps the node ID and generates; a
+# released node ID, taken by a new server whose clock is 10 minutes
+# behind, gives IDs above every ID of its last holder; a copy of a
+# server's data directory started on its own does not generate with the
+# lease it copied while the original runs; a registry that hangs hangs no server, and a server
+# that never reached it refuses, saying why.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use SnowflakeTest;
+use Test::More;
+
+skip_all_without_faketime();
+
+# --- the registry: a database with the extension, and a role for the servers -
+my $registry = snowflake_node('registry');
+$registry->start;
+$registry->safe_psql('postgres', q{
+	CREATE EXTENSION snowflake;
+	CREATE ROLE snowflake_registry LOGIN;
+	GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
+	GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
+	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint),
+	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint),
+	                          snowflake_registry_release(integer, numeric, bigint, bigint)
+	   TO snowflake_registry;
+});
+my $registry_conn = $registry->connstr . ' dbname=postgres user=snowflake_registry';
+
+# the configuration every server shares
+my $shared_conf = qq{
+snowflake.node_registry = '$registry_conn'
+snowflake.peer_check_interval = '200ms'
+snowflake.peer_timeout = '2s'
+};
+
+sub leased_node
+{
+	my ($name, $extra) = @_;
+	my $node = snowflake_node($name, conf => $shared_conf . ($extra // ''),
+		init => { allows_streaming => 1 });
+	return $node;
+}
+
+sub wait_for_node_id
+{
+	my ($node) = @_;
+	$node->poll_query_until('postgres', 'SELECT node_id IS NOT NULL FROM snowflake_status()')
+	  or die $node->name . ' got no node ID';
+	return $node->safe_psql('postgres', 'SELECT node_id FROM snowflake_status()');
+}
+
+# --- three servers, one configuration: three node IDs ------------------------------
+my @servers = map { leased_node("server_$_") } qw(a b c);
+$_->start for @servers;
+$_->safe_psql('postgres', 'CREATE EXTENSION snowflake') for @servers;
+my @ids = map { wait_for_node_id($_) } @servers;
+is(join(',', sort @ids), '0,1,2', 'three servers with one configuration lease node IDs 0, 1 and 2');
+is(join(',', map { $_->safe_psql('postgres', 'SELECT node_id_source FROM snowflake_status()') } @servers),
+	'registry,registry,registry', 'each says its node ID is leased');
+is($registry->safe_psql('postgres',
+		'SELECT count(*) FROM snowflake_node_lease WHERE released_at IS NULL AND heartbeat_at IS NOT NULL'),
+	'3', 'the registry holds three leases, each reported');
+for my $s (@servers)
+{
+	$s->safe_psql('postgres', q{
+		CREATE TABLE ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval());
+		INSERT INTO ids SELECT FROM generate_series(1, 1000);
+	});
+}
+is(join(',', map { $_->safe_psql('postgres', 'SELECT count(DISTINCT snowflake_node_id(id)) || \':\' || min(snowflake_node_id(id)) FROM ids') } @servers),
+	join(',', map { "1:$_" } @ids), 'each generates with its own node ID');
+is($servers[0]->safe_psql('postgres', 'SELECT state FROM snowflake_node_lease()'),
+	'held', 'snowflake_node_lease() says the lease is held');
+
+# --- a restart with the registry down keeps the node ID and generates ----------
+$registry->stop;
+$servers[0]->restart;
+is(wait_for_node_id($servers[0]), $ids[0], 'restarted with the registry down, it keeps its node ID');
+is($servers[0]->safe_psql('postgres', 'INSERT INTO ids SELECT FROM generate_series(1, 10) RETURNING 1'),
+	join("\n", (1) x 10), 'and generates');
+like($servers[0]->safe_psql('postgres', 'SELECT registry_error FROM snowflake_node_lease()'),
+	qr/^snowflake_registry_heartbeat\(\): /, 'while snowflake_node_lease() says the registry cannot be reached');
+$registry->start;
+$servers[0]->poll_query_until('postgres',
+	'SELECT registry_error IS NULL AND reported_at IS NOT NULL FROM snowflake_node_lease()')
+  or die 'the registry was not reached again';
+pass('once the registry is back, the server reports to it again');
+
+# --- release, and reuse by a server whose clock is 10 minutes behind --------------
+my $released = $servers[2];
+my $released_id = $ids[2];
+my $max_before = $released->safe_psql('postgres', 'SELECT max(id) FROM ids');
+is($released->safe_psql('postgres', 'SELECT snowflake_release_node_id()'), 't',
+	'a server releases its node ID');
+my ($ret, $out, $err) = $released->psql('postgres', 'INSERT INTO ids DEFAULT VALUES');
+like($err, qr/ERROR:  this server has no snowflake node ID\nDETAIL:  The lease of node ID $released_id was released/,
+	'and generates no more, saying why');
+my $final = $registry->safe_psql('postgres',
+	"SELECT high_water_id FROM snowflake_node_lease WHERE node_id = $released_id AND released_at IS NOT NULL");
+cmp_ok($final, '>=', $max_before, 'the registry keeps its final high-water mark, above its IDs');
+$released->stop;
+
+my $newcomer = leased_node('newcomer', "snowflake.max_borrow = '15min'\n");
+start_with_faketime($newcomer, '-600');
+$newcomer->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+is(wait_for_node_id($newcomer), $released_id, 'a new server takes the released node ID');
+$newcomer->safe_psql('postgres', q{
+	CREATE TABLE ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval());
+	INSERT INTO ids SELECT FROM generate_series(1, 1000);
+});
+is($newcomer->safe_psql('postgres', "SELECT min(id) > $max_before FROM ids"), 't',
+	'its clock 10 minutes behind, every ID it issues is above every ID of the last holder');
+ok($newcomer->log_contains("IDs start above $final"), 'and it logs where it starts');
+
+# the same with the default max_borrow: refused, never lower
+my $strict = leased_node('strict');
+$released = $newcomer;
+is($newcomer->safe_psql('postgres', 'SELECT snowflake_release_node_id()'), 't',
+	'the newcomer releases the node ID in turn');
+$max_before = $newcomer->safe_psql('postgres', 'SELECT max(id) FROM ids');
+$newcomer->stop;
+start_with_faketime($strict, '-600');
+$strict->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+is(wait_for_node_id($strict), $released_id, 'another server takes it, its clock 10 minutes behind too');
+is(sqlstate_of($strict, 'SELECT snowflake_nextval()'), '58000',
+	'with max_borrow at its default it refuses (the IDs would run 10 minutes ahead), never issuing lower');
+
+# --- a copy of a data directory started on its own does not use the lease -------
+my $original = $servers[1];
+$original->backup('copy');
+my $copy = PostgreSQL::Test::Cluster->new('copy');
+$copy->init_from_backup($original, 'copy');
+$original->safe_psql('postgres', 'INSERT INTO ids SELECT FROM generate_series(1, 10)');
+$copy->start;
+$copy->poll_query_until('postgres',
+	q{SELECT problem LIKE 'no node ID: Another server holds the lease of node ID % as its active run, for % ms more%' FROM snowflake_status()})
+  or die 'the copy does not wait for the original';
+pass('a copy of a server, started while the original runs, waits: the original is the lease\'s active run');
+is(sqlstate_of($copy, 'SELECT snowflake_nextval()'), '55000', 'and refuses to generate');
+is($original->safe_psql('postgres', 'INSERT INTO ids SELECT FROM generate_series(1, 10) RETURNING 1'),
+	join("\n", (1) x 10), 'while the original goes on');
+$copy->stop;
+
+# --- a registry that hangs hangs no server -------------------------------------
+kill 'STOP', $registry->{_pid};
+my $lonely = leased_node('lonely');
+$lonely->start;
+$lonely->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$lonely->poll_query_until('postgres',
+	q{SELECT problem LIKE 'no node ID: No node ID could be claimed from "snowflake.node_registry" yet: %' FROM snowflake_status()})
+  or die 'the new server does not say why it has no node ID';
+pass('a first start with the registry hanging: no node ID, and snowflake_status() says why');
+($ret, $out, $err) = $lonely->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/ERROR:  this server has no snowflake node ID\nDETAIL:  No node ID could be claimed/,
+	'snowflake_nextval() refuses with the reason');
+ok($lonely->stop('fast', fail_ok => 1), 'and it stops at once while the registry hangs');
+kill 'CONT', $registry->{_pid};
+
+$_->stop for ($servers[0], $servers[1], $strict, $registry);
+done_testing();
