@@ -9,7 +9,7 @@ OBJS        = src/snowflake.o src/shmem.o src/guc.o src/layout.o \
               src/clock_watcher.o src/peer_list.o src/peer_client.o \
               src/peer_checker.o src/citus_node.o src/registry.o \
               src/node_worker.o \
-              src/node_info.o src/status.o src/records.o src/type_io.o \
+              src/node_info.o src/observe.o src/status.o src/records.o src/type_io.o \
               src/operators.o src/time_ops.o src/planner_support.o \
               src/decode.o src/foreign_layouts.o src/uuid.o
 # The current version's install script is built from extension/snowflake.sql,

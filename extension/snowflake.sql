@@ -575,7 +575,11 @@ CREATE FUNCTION snowflake_status(
 	OUT clock_held_ms pg_catalog.int8,
 	OUT clock_jumps_ignored pg_catalog.int8,
 	OUT hwm_write_failures pg_catalog.int8,
-	OUT node_id_source pg_catalog.text)
+	OUT node_id_source pg_catalog.text,
+	OUT observations pg_catalog.int8,
+	OUT observations_moved pg_catalog.int8,
+	OUT observations_refused pg_catalog.int8,
+	OUT max_observed_move_ms pg_catalog.int8)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_status'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
@@ -827,7 +831,8 @@ CREATE FUNCTION snowflake_node_info(
 	OUT epoch_ms pg_catalog.int8,
 	OUT node_bits pg_catalog.int4,
 	OUT sequence_bits pg_catalog.int4,
-	OUT generating_since_ms pg_catalog.int8)
+	OUT generating_since_ms pg_catalog.int8,
+	OUT last_id pg_catalog.int8)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_node_info'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
@@ -1900,3 +1905,28 @@ CREATE FUNCTION snowflake_release_node_id() RETURNS pg_catalog.bool
 
 COMMENT ON FUNCTION snowflake_release_node_id() IS 'releases this server''s leased node ID with its final high-water mark, and stops generating';
 REVOKE ALL ON FUNCTION snowflake_release_node_id() FROM PUBLIC;
+
+------------------------------------------------------------------------
+-- Since 1.6: causal order across servers.  After a server has observed an
+-- ID, every ID it issues is greater.  snowflake_observe() is for
+-- applications that carry the last ID they saw; the trigger, attached
+-- ENABLE ALWAYS to tables a subscription writes into, observes every
+-- applied row; and the peer checker observes each listed server's last ID
+-- at every round (snowflake_node_info().last_id).
+------------------------------------------------------------------------
+
+CREATE FUNCTION snowflake_observe(id snowflake) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_observe'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION snowflake_observe(id pg_catalog.int8) RETURNS pg_catalog.bool
+	AS 'MODULE_PATHNAME', 'snowflake_observe'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION snowflake_observe_trigger() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'snowflake_observe_trigger'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION snowflake_observe(snowflake) IS 'every ID this server issues from now on is greater than this one; true if that moved the generator';
+COMMENT ON FUNCTION snowflake_observe(pg_catalog.int8) IS 'every ID this server issues from now on is greater than this one; true if that moved the generator';
+COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger: observes the key (argument 1, default id) of every row inserted or updated; attach ENABLE ALWAYS on subscribers';

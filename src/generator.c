@@ -100,6 +100,12 @@ typedef struct GeneratorShared
 	pg_atomic_uint64 seq_exhaustions;	/* calls that found their ms used up */
 	pg_atomic_uint64 clock_waits;	/* calls that waited for the clock */
 	pg_atomic_uint64 clock_errors;	/* calls that gave up on the clock */
+
+	/* observed IDs (snowflake_generator_observe()) */
+	pg_atomic_uint64 observations;	/* IDs observed */
+	pg_atomic_uint64 observations_moved;	/* that moved the generator */
+	pg_atomic_uint64 observations_refused;	/* too far ahead to follow */
+	int64		max_observed_move_ms;	/* largest move, under the mutex */
 } GeneratorShared;
 
 static GeneratorShared *generator = NULL;
@@ -171,6 +177,10 @@ snowflake_generator_shmem_init(void)
 	pg_atomic_init_u64(&generator->seq_exhaustions, 0);
 	pg_atomic_init_u64(&generator->clock_waits, 0);
 	pg_atomic_init_u64(&generator->clock_errors, 0);
+	pg_atomic_init_u64(&generator->observations, 0);
+	pg_atomic_init_u64(&generator->observations_moved, 0);
+	pg_atomic_init_u64(&generator->observations_refused, 0);
+	generator->max_observed_move_ms = 0;
 
 	/*
 	 * The postmaster (not a backend under EXEC_BACKEND) lowers the mark when
@@ -279,7 +289,11 @@ snowflake_generator_status(SnowflakeGeneratorStatus *status)
 	status->ids_issued = generator->ids_issued;
 	status->max_lead_ms = generator->max_lead_ms;
 	status->generating_since_ms = generator->generating_since_ms;
+	status->max_observed_move_ms = generator->max_observed_move_ms;
 	SpinLockRelease(&generator->mutex);
+	status->observations = pg_atomic_read_u64(&generator->observations);
+	status->observations_moved = pg_atomic_read_u64(&generator->observations_moved);
+	status->observations_refused = pg_atomic_read_u64(&generator->observations_refused);
 	status->seq_exhaustions = pg_atomic_read_u64(&generator->seq_exhaustions);
 	status->clock_waits = pg_atomic_read_u64(&generator->clock_waits);
 	status->clock_errors = pg_atomic_read_u64(&generator->clock_errors);
@@ -886,6 +900,106 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				break;
 		}
 	}
+}
+
+/*
+ * Observes id, an ID made elsewhere (by another server, or seen by a
+ * client): every ID this server issues from now on is greater, and stays
+ * so after a crash.  That is causal order across servers: an ID made after
+ * seeing another is larger.
+ *
+ * Already above it (the common case: one unlocked 8-byte read of the last
+ * slot, which only grows), nothing is done.  Otherwise the generator moves
+ * to the end of id's millisecond: the reservation is first extended to
+ * cover that millisecond, durably, if it does not already (as for any
+ * ID), then the last slot is raised under the spinlock.  Only as far as a
+ * borrow may go: an ID more than snowflake.max_borrow ahead of this
+ * server's clock is not followed (a server with a wrong clock must not
+ * drag others into the future); strict raises an error for it, otherwise
+ * it is counted and OBSERVE_REFUSED returned.  A server that may not
+ * generate now observes all the same (a subscriber without a node ID only
+ * records the ID), so that IDs it makes once it may are in order too.
+ * A reservation that cannot be written is reported at write_elevel; below
+ * ERROR the ID is then not followed (OBSERVE_UNWRITTEN).
+ */
+SnowflakeObserved
+snowflake_generator_observe(int64 id, bool strict, int write_elevel)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		id_ms;
+	int64		now_ms;
+	int64		move_ms;
+	int64		last_slot;
+	bool		moved = false;
+
+	Assert(id >= 0);
+	pg_atomic_fetch_add_u64(&generator->observations, 1);
+	id_ms = Min(snowflake_id_ms(layout, id), layout->max_ms);
+
+#ifdef PG_HAVE_8BYTE_SINGLE_COPY_ATOMICITY
+	/* above it already: a compare (last_slot only ever grows) */
+	last_slot = ((volatile GeneratorShared *) generator)->last_slot;
+	if (last_slot >= 0 && snowflake_slot_ms(layout, last_slot) > id_ms)
+		return OBSERVE_ABOVE;
+#endif
+
+	snowflake_require_preload();
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot observe snowflake IDs during recovery"),
+				 errdetail("A standby generates no IDs; observe them on the primary.")));
+
+	/*
+	 * Our next ID will lie in the millisecond after id's.  The lead is
+	 * measured against the system clock as it reads, which observing
+	 * neither records nor judges: only the IDs generated later do.
+	 */
+	now_ms = snowflake_wall_clock_ms() - layout->epoch_ms;
+	move_ms = id_ms + 1 - now_ms;
+	if (move_ms > snowflake_max_borrow)
+	{
+		pg_atomic_fetch_add_u64(&generator->observations_refused, 1);
+		if (strict)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("snowflake ID %lld is %lld ms ahead of this server's clock",
+							(long long) id, (long long) (id_ms - now_ms)),
+					 errdetail("An observed ID is followed at most \"%s\" (%d ms) ahead of the clock.",
+							   "snowflake.max_borrow", snowflake_max_borrow),
+					 errhint("Check the clocks of this server and of the server that made the ID.")));
+		return OBSERVE_REFUSED;
+	}
+	if (id_ms >= layout->max_ms)
+		report_time_exhausted(layout);
+
+	/* given up for this run (a released lease): nothing more to order */
+	SpinLockAcquire(&generator->mutex);
+	moved = generator->closed;
+	SpinLockRelease(&generator->mutex);
+	if (moved)
+		return OBSERVE_ABOVE;
+
+	/* durable first: after a crash the next ID is still above id */
+	if (!extend_reservation(layout, id_ms + 1,
+							reservation_target(layout, id_ms + 1, Max(now_ms, 0)),
+							false, write_elevel, true))
+		return OBSERVE_UNWRITTEN;
+
+	SpinLockAcquire(&generator->mutex);
+	if (generator->last_slot < snowflake_last_slot_of_ms(layout, id_ms))
+	{
+		generator->last_slot = snowflake_last_slot_of_ms(layout, id_ms);
+		moved = true;
+		if (move_ms > generator->max_observed_move_ms)
+			generator->max_observed_move_ms = move_ms;
+	}
+	SpinLockRelease(&generator->mutex);
+
+	if (!moved)
+		return OBSERVE_ABOVE;
+	pg_atomic_fetch_add_u64(&generator->observations_moved, 1);
+	return OBSERVE_MOVED;
 }
 
 static void

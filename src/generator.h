@@ -27,7 +27,20 @@ typedef struct SnowflakeGeneratorStatus
 	uint64		clock_errors;
 	int64		generating_since_ms;	/* Unix ms of the first reservation
 										 * since start or promotion; 0 */
+	uint64		observations;	/* IDs observed since start */
+	uint64		observations_moved; /* of those, that moved the generator */
+	uint64		observations_refused;	/* too far ahead to follow */
+	int64		max_observed_move_ms;	/* largest move ahead of the clock */
 } SnowflakeGeneratorStatus;
+
+/* What observing an ID did */
+typedef enum SnowflakeObserved
+{
+	OBSERVE_ABOVE,				/* the generator was above it already */
+	OBSERVE_MOVED,				/* the generator moved above it */
+	OBSERVE_REFUSED,			/* too far ahead of the clock to follow */
+	OBSERVE_UNWRITTEN			/* its reservation could not be written */
+} SnowflakeObserved;
 
 extern Size snowflake_generator_shmem_size(void);
 extern void snowflake_generator_shmem_init(void);
@@ -35,6 +48,8 @@ extern void snowflake_generator_resume(const SnowflakeSavedMark *saved);
 extern void snowflake_generator_replay_mark(int64 mark);
 extern void snowflake_generator_renew(void);
 extern int64 snowflake_generator_close(void);
+extern SnowflakeObserved snowflake_generator_observe(int64 id, bool strict,
+													 int write_elevel);
 extern void snowflake_generator_status(SnowflakeGeneratorStatus *status);
 extern void snowflake_generator_install_hooks(void);
 

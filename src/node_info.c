@@ -9,10 +9,11 @@
  * call it, and the peer checker may connect as any role.  Times are Unix
  * milliseconds, to spare the caller any time zone.
  *
- * It fills the columns its SQL declaration has: 8 in version 1.5, 9 from
- * 1.6 (generating_since_ms), so that the library works under both until
- * ALTER EXTENSION ... UPDATE.  The checker reads columns by name and
- * copes with either.
+ * It fills the columns its SQL declaration has: 8 in version 1.5, 10 from
+ * 1.6 (generating_since_ms, and last_id, the last ID this server issued,
+ * which its peers observe: causal order between listed servers), so that
+ * the library works under both until ALTER EXTENSION ... UPDATE.  The
+ * checker reads columns by name and copes with either.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -40,12 +41,12 @@
 PG_FUNCTION_INFO_V1(snowflake_node_info);
 
 #define NODE_INFO_COLUMNS_1_5	8
-#define NODE_INFO_COLUMNS		9
+#define NODE_INFO_COLUMNS		10
 
 /*
  * snowflake_node_info() RETURNS record (node_id, instance_token,
  * started_at_ms, in_recovery, clock_ms, epoch_ms, node_bits, sequence_bits,
- * generating_since_ms)
+ * generating_since_ms, last_id)
  */
 Datum
 snowflake_node_info(PG_FUNCTION_ARGS)
@@ -76,6 +77,16 @@ snowflake_node_info(PG_FUNCTION_ARGS)
 	snowflake_generator_status(&gen);
 	values[8] = Int64GetDatum(gen.generating_since_ms);
 	nulls[8] = gen.generating_since_ms == 0;
+
+	if (natts >= NODE_INFO_COLUMNS)
+	{
+		int32		node_id = snowflake_identity_node_id();
+
+		/* NULL: none issued since start (or no node ID to make one with) */
+		nulls[9] = gen.last_slot < 0 || node_id < 0;
+		values[9] = nulls[9] ? (Datum) 0 :
+			Int64GetDatum(snowflake_slot_to_id(layout, gen.last_slot, node_id));
+	}
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -158,6 +158,7 @@ typedef struct NodeInfo
 	int			seq_bits;
 	bool		reports_generating; /* has generating_since_ms (1.6 on) */
 	int64		generating_since_ms;	/* 0: has not generated since start */
+	int64		last_id;		/* the last ID it issued; -1: none, or 1.5 */
 } NodeInfo;
 
 /* What asking one target gave this round */
@@ -538,7 +539,7 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 	enum
 	{
 		NODE_ID, TOKEN, STARTED_AT, IN_RECOVERY, CLOCK, EPOCH, NODE_BITS,
-		SEQ_BITS, GENERATING_SINCE, NCOLUMNS
+		SEQ_BITS, GENERATING_SINCE, LAST_ID, NCOLUMNS
 	};
 	static const struct
 	{
@@ -554,6 +555,7 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 		[NODE_BITS] = {"node_bits", INT4OID},
 		[SEQ_BITS] = {"sequence_bits", INT4OID},
 		[GENERATING_SINCE] = {"generating_since_ms", INT8OID},
+		[LAST_ID] = {"last_id", INT8OID},
 	};
 	int			col[NCOLUMNS];
 	int64		v;
@@ -564,7 +566,7 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 	for (int i = 0; i < NCOLUMNS; i++)
 	{
 		col[i] = snowflake_peer_column(res, what, columns[i].name, columns[i].type,
-									   i != GENERATING_SINCE, error);
+									   i != GENERATING_SINCE && i != LAST_ID, error);
 		if (col[i] < 0 && *error != NULL)
 			return false;
 	}
@@ -604,6 +606,16 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 								MAX_UNIX_MS, &isnull,
 								&info->generating_since_ms, error))
 		return false;
+
+	info->last_id = -1;
+	if (col[LAST_ID] >= 0)
+	{
+		if (!snowflake_peer_get_int(res, 0, col[LAST_ID], what, 0, PG_INT64_MAX,
+									&isnull, &v, error))
+			return false;
+		if (!isnull)
+			info->last_id = v;
+	}
 	return true;
 }
 
@@ -903,6 +915,35 @@ publish_round(Target *round_targets, int n, const char *const *names,
 }
 
 /*
+ * After a round: every ID this server issues from now on is above the last
+ * ID each peer of our layout had issued when it answered.  So an ID a
+ * listed server issued is below every ID issued here a round later,
+ * whatever the clocks say (up to snowflake.max_borrow of skew; a peer
+ * further ahead is not followed, only counted).  Nothing here may stop the
+ * worker: a reservation that cannot be written is logged.
+ */
+static void
+observe_round(Target *round_targets, int n, const SelfView *self)
+{
+	const SnowflakeLayout *layout = self->layout;
+
+	if (RecoveryInProgress())
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		const NodeInfo *info = &round_targets[i].answer.info;
+
+		if (!round_targets[i].answer.reachable || info->last_id < 0 ||
+			info->instance_token == self->instance_token ||
+			info->epoch_ms != layout->epoch_ms ||
+			info->node_bits != layout->node_bits ||
+			info->seq_bits != layout->seq_bits)
+			continue;
+		(void) snowflake_generator_observe(info->last_id, false, LOG);
+	}
+}
+
+/*
  * One round over all peers: ask, judge, publish.  A shutdown request ends
  * it before anything is published.
  */
@@ -948,6 +989,8 @@ check_peers(void)
 	/* a whole round with our node ID known: generation may begin */
 	if (self.node_id >= 0)
 		snowflake_admission_unblock(SNOWFLAKE_BLOCK_FIRST_ROUND);
+
+	observe_round(targets, ntargets, &self);
 }
 
 /* ----------

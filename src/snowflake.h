@@ -64,6 +64,8 @@
  *
  *  6. SQL over the whole server
  *	node_info.c					snowflake_node_info(), what peers ask us
+ *	observe.c					snowflake_observe() and its trigger: causal
+ *								order across servers
  *	status.c					snowflake_status(), from the owners' copies
  *	shmem.c		snowflake.h		shared memory: size, create, call each
  *								owner's init

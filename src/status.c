@@ -9,7 +9,7 @@
  * side by side and derives the rest.  It reads, never decides: the clock
  * is peeked at, not observed, so a monitoring query changes nothing and
  * logs nothing.  It fills the columns its SQL declaration has: 27 in
- * version 1.4, 29 in 1.5, 31 from 1.6, so that the library works under
+ * version 1.4, 29 in 1.5, 35 from 1.6, so that the library works under
  * each until ALTER EXTENSION ... UPDATE.
  *
  * Copyright (c) 2026, snowflake developers
@@ -41,7 +41,7 @@ PG_FUNCTION_INFO_V1(snowflake_status);
 
 #define STATUS_COLUMNS_1_4	27
 #define STATUS_COLUMNS_1_5	29
-#define STATUS_COLUMNS		31
+#define STATUS_COLUMNS		35
 
 /*
  * Returns Unix ms as a timestamptz Datum, or sets *isnull when it is 0
@@ -216,11 +216,16 @@ snowflake_status(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum((int64) clock.jumps_ignored);
 	}
 
-	/* since 1.6: failed writes of the high-water mark; the node ID's source */
+	/* since 1.6: failed writes of the high-water mark, the node ID's
+	 * source, and observed IDs */
 	if (natts >= STATUS_COLUMNS)
 	{
 		values[i++] = Int64GetDatum((int64) file.failures);
 		values[i++] = CStringGetTextDatum(snowflake_node_source_name(ident.source));
+		values[i++] = Int64GetDatum((int64) gen.observations);
+		values[i++] = Int64GetDatum((int64) gen.observations_moved);
+		values[i++] = Int64GetDatum((int64) gen.observations_refused);
+		values[i++] = Int64GetDatum(gen.max_observed_move_ms);
 	}
 
 	Assert(i == natts);
