@@ -819,7 +819,7 @@ COMMENT ON FUNCTION snowflake_from_uuid(pg_catalog.uuid) IS 'the snowflake ID a 
 
 -- What a peer asks for: node ID, layout, start time, recovery state,
 -- clock and since when this server generates IDs (generating_since_ms,
--- since 1.6; NULL until the first reservation after start or promotion),
+-- since 1.6: its first ID since start or promotion; NULL before),
 -- nothing secret.  Executable by everyone, so that the peer checker may
 -- connect as any role.  VOLATILE: it reads the clock.
 CREATE FUNCTION snowflake_node_info(
@@ -1602,13 +1602,26 @@ BEGIN
 				  HINT = 'Every server that takes node IDs from one registry must use the same snowflake.epoch, snowflake.node_bits and snowflake.sequence_bits.';
 	END IF;
 
+	-- the lowest free node ID, preferring one whose last holder's IDs are
+	-- not more than a minute ahead of now (a released one is ahead by its
+	-- reservation, some seconds; a reclaimed one by its margin)
 	EXECUTE pg_catalog.format(
 		'SELECT g FROM pg_catalog.generate_series(0, $1) g
-		  WHERE NOT EXISTS (SELECT FROM %s l
-		                     WHERE l.node_id OPERATOR(pg_catalog.=) g
-		                       AND l.released_at IS NULL)
-		  ORDER BY g LIMIT 1', lease)
-	   INTO node_id USING max_node;
+		   LEFT JOIN %s l ON l.node_id OPERATOR(pg_catalog.=) g
+		  WHERE l.node_id IS NULL OR l.released_at IS NOT NULL
+		  ORDER BY COALESCE(((GREATEST(l.floor_id, l.high_water_id)
+		                      OPERATOR(pg_catalog.>>) $2) OPERATOR(pg_catalog.+) $3)
+		                    OPERATOR(pg_catalog.>)
+		                    ((EXTRACT(epoch FROM pg_catalog.now()) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8
+		                     OPERATOR(pg_catalog.+) 60000),
+		                    false),
+		           g
+		  LIMIT 1', lease)
+	   INTO node_id
+	   USING max_node,
+	         (pg_catalog.split_part(layout, '/', 2)::pg_catalog.int4
+	          OPERATOR(pg_catalog.+) pg_catalog.split_part(layout, '/', 3)::pg_catalog.int4),
+	         pg_catalog.split_part(layout, '/', 1)::pg_catalog.int8;
 	IF node_id IS NULL THEN
 		RAISE EXCEPTION 'no free snowflake node ID in the registry'
 			USING ERRCODE = 'configuration_limit_exceeded',
@@ -1762,12 +1775,15 @@ COMMENT ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.nu
 COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8) IS 'a lease holder''s report of its high-water mark (called by the servers)';
 
 -- Releases a lease with the holder's final high-water mark, which the next
--- holder of the node ID starts above.  True when the lease is released
--- (now, or before with this token).
+-- holder of the node ID starts above.  Only the lease's active run may
+-- (or any, when none is active): a run that waits for another must not
+-- free the node ID under it.  True when the lease is released (now, or
+-- before with this token).
 CREATE FUNCTION snowflake_registry_release(
 	node_id pg_catalog.int4,
 	system_identifier pg_catalog.numeric,
 	claim_token pg_catalog.int8,
+	instance_token pg_catalog.int8,
 	high_water_id pg_catalog.int8)
 	RETURNS pg_catalog.bool
 	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
@@ -1794,13 +1810,17 @@ BEGIN
 		  WHERE l.node_id OPERATOR(pg_catalog.=) $1
 		    AND l.system_identifier OPERATOR(pg_catalog.=) $2
 		    AND l.claim_token OPERATOR(pg_catalog.=) $3
+		    AND (l.released_at IS NOT NULL OR l.instance_token IS NULL
+		         OR l.instance_token OPERATOR(pg_catalog.=) $5
+		         OR l.active_until OPERATOR(pg_catalog.<) pg_catalog.clock_timestamp())
 		 RETURNING true', lease)
-	   INTO released USING node_id, system_identifier, claim_token, high_water_id;
+	   INTO released USING node_id, system_identifier, claim_token, high_water_id,
+	                       instance_token;
 	RETURN COALESCE(released, false);
 END
 $release$;
 
-COMMENT ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) IS 'releases a lease with the holder''s final high-water mark (called by the servers)';
+COMMENT ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) IS 'releases a lease with the holder''s final high-water mark (called by the servers)';
 
 -- For the operator: frees the node ID of a server that is gone for good
 -- and cannot release it.  Its IDs after its last report are unknown, so
@@ -1845,7 +1865,7 @@ BEGIN
 		RAISE EXCEPTION 'snowflake node ID % is not leased', node_id
 			USING ERRCODE = 'no_data_found';
 	END IF;
-	IF last_report OPERATOR(pg_catalog.>) pg_catalog.now() OPERATOR(pg_catalog.-) min_silence THEN
+	IF last_report OPERATOR(pg_catalog.>) (pg_catalog.now() OPERATOR(pg_catalog.-) min_silence) THEN
 		RAISE EXCEPTION 'the holder of snowflake node ID % reported % ago', node_id,
 				pg_catalog.now() OPERATOR(pg_catalog.-) last_report
 			USING ERRCODE = 'object_in_use',
@@ -1873,7 +1893,7 @@ COMMENT ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.inter
 REVOKE ALL ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8, pg_catalog.text, pg_catalog.text, pg_catalog.int4) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
-REVOKE ALL ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) FROM PUBLIC;
 
 -- On a lease holder: what it holds (its cache, pg_snowflake/lease) and

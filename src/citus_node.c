@@ -63,6 +63,8 @@ snowflake_citus_group(int32 *group, char **why)
 	int64		local_group = -1;
 	int64		coordinators = 0;
 
+	MemoryContext caller_cxt = CurrentMemoryContext;
+
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -90,6 +92,8 @@ snowflake_citus_group(int32 *group, char **why)
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	/* the commit leaves TopMemoryContext current: back to the caller's */
+	MemoryContextSwitchTo(caller_cxt);
 
 	if (!installed)
 	{

@@ -93,7 +93,7 @@ typedef struct GeneratorShared
 	int64		max_lead_ms;	/* largest lead over the clock ever used */
 	bool		writing;		/* a process is writing a new mark */
 	bool		closed;			/* no new mark, ever: the node ID is given up */
-	int64		generating_since_ms;	/* Unix ms; 0: not yet */
+	int64		generating_since_ms;	/* Unix ms of the first ID; 0: none */
 
 	ConditionVariable mark_written; /* a write ended, well or not */
 
@@ -415,16 +415,12 @@ write_reservation(const SnowflakeLayout *layout, int64 target_ms, int elevel,
 		written = snowflake_state_file_write(mark, elevel, by_backend);
 		if (written)
 		{
-			int64		now_unix_ms = snowflake_wall_clock_ms();
-
 			/* to standbys, before any ID it covers is issued */
 			snowflake_wal_log_mark(mark);
 
 			SpinLockAcquire(&generator->mutex);
 			if (target_ms > generator->reserved_ms)
 				generator->reserved_ms = target_ms;
-			if (generator->generating_since_ms == 0)
-				generator->generating_since_ms = now_unix_ms;
 			SpinLockRelease(&generator->mutex);
 		}
 	}
@@ -467,12 +463,19 @@ extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
 			generator->writing = true;
 		SpinLockRelease(&generator->mutex);
 
-		/* given up: the refusal is admission's (snowflake_generator_close()) */
+		/* given up for this run (snowflake_generator_close()) */
 		if (unlikely(closed) && !covered)
 		{
 			ConditionVariableCancelSleep();
 			if (elevel >= ERROR)
+			{
 				snowflake_admission_check();
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("snowflake ID generation was given up on this server"),
+						 errdetail("Its node ID lease was released."),
+						 errhint("Restart the server to claim another node ID.")));
+			}
 			return false;
 		}
 		if (covered || (busy && conditional))
@@ -784,7 +787,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 
 	for (;;)
 	{
-		int64		now_unix = snowflake_clock_now_ms();
+		int64		now_unix;
 		int64		now_ms;
 		int64		now_slot;
 		int64		start_slot;
@@ -796,6 +799,9 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 		int64		reserved_ms;
 		AllocOutcome outcome;
 
+		/* each pass follows a write or a wait that may not have helped */
+		CHECK_FOR_INTERRUPTS();
+		now_unix = snowflake_clock_now_ms();
 		if (unlikely(now_unix < layout->epoch_ms))
 			report_before_epoch(layout, now_unix);
 		now_ms = now_unix - layout->epoch_ms;
@@ -839,6 +845,8 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				else
 				{
 					generator->last_slot = last;
+					if (generator->generating_since_ms == 0)
+						generator->generating_since_ms = now_unix;
 					generator->ids_issued += count;
 					if (lead > generator->max_lead_ms)
 						generator->max_lead_ms = lead;
@@ -983,7 +991,7 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	/* durable first: after a crash the next ID is still above id */
 	if (!extend_reservation(layout, id_ms + 1,
 							reservation_target(layout, id_ms + 1, Max(now_ms, 0)),
-							false, write_elevel, true))
+							false, write_elevel, !IsBackgroundWorker))
 		return OBSERVE_UNWRITTEN;
 
 	SpinLockAcquire(&generator->mutex);
@@ -1054,6 +1062,8 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 			if (likely(ok))
 			{
 				generator->last_slot = first;
+				if (unlikely(generator->generating_since_ms == 0))
+					generator->generating_since_ms = now_ms + layout->epoch_ms;
 				generator->ids_issued++;
 				if (unlikely(end_ms - now_ms > generator->max_lead_ms))
 					generator->max_lead_ms = end_ms - now_ms;

@@ -25,7 +25,7 @@ typedef struct SnowflakeGeneratorStatus
 	uint64		seq_exhaustions;
 	uint64		clock_waits;
 	uint64		clock_errors;
-	int64		generating_since_ms;	/* Unix ms of the first reservation
+	int64		generating_since_ms;	/* Unix ms of the first ID issued
 										 * since start or promotion; 0 */
 	uint64		observations;	/* IDs observed since start */
 	uint64		observations_moved; /* of those, that moved the generator */

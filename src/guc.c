@@ -56,6 +56,7 @@ int			snowflake_node_conflict = SNOWFLAKE_CONFLICT_REFUSE;
 char	   *snowflake_node_registry = NULL;
 char	   *snowflake_database = NULL;
 int			snowflake_sequence_random_start = 0;
+bool		snowflake_registry_fencing = false;
 
 /* bumped whenever a setting the generator derives its bounds from changes */
 uint32		snowflake_policy_version = 0;
@@ -406,7 +407,7 @@ static const char *const all_parameters[] = {
 	"snowflake.peers", "snowflake.peer_check_interval",
 	"snowflake.peer_timeout", "snowflake.node_conflict",
 	"snowflake.node_registry", "snowflake.database",
-	"snowflake.sequence_random_start"
+	"snowflake.sequence_random_start", "snowflake.registry_fencing"
 };
 
 /*
@@ -597,6 +598,14 @@ snowflake_define_settings(bool preloading)
 							0, 0, 1 << 20,
 							PGC_SIGHUP, 0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("snowflake.registry_fencing",
+							 "Stops generation with a leased node ID while the registry cannot confirm the lease.",
+							 "Off: a lease holder that cannot reach its registry generates on (a registry outage costs nothing); on: it stops once its time as the lease's active run is out, so that no other server can take the lease while it still generates.",
+							 &snowflake_registry_fencing,
+							 false,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("snowflake");
 

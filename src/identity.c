@@ -17,10 +17,11 @@
  *	none		otherwise: no IDs, as before.
  *
  * A node ID, once assigned, stays until the server stops: backends may
- * keep a copy.  Until one is assigned, and after it is withdrawn (the lease
- * released), generation is refused for the admission reason
- * SNOWFLAKE_BLOCK_NODE_ID, whose one writer this file is; the detail says
- * what the server is waiting for.
+ * keep a copy.  Until one is assigned, while a lease cannot be used for a
+ * moment (another server's run holds it), and after it is withdrawn for
+ * good (the lease released), generation is refused for the admission
+ * reason SNOWFLAKE_BLOCK_NODE_ID, whose one writer this file is; the
+ * detail says what the server is waiting for.
  *
  * Shared state: the node ID (an atomic, set once) and when it was
  * obtained; the source is a per-process copy of a decision every process
@@ -52,6 +53,7 @@ typedef struct IdentityShared
 {
 	pg_atomic_uint32 node_id_plus_one;
 	pg_atomic_uint64 obtained_at;	/* Unix ms; 0: not yet */
+	pg_atomic_uint32 withdrawn; /* 1: given up for this run, for good */
 } IdentityShared;
 
 static IdentityShared *identity = NULL;
@@ -146,6 +148,7 @@ snowflake_identity_shmem_init(void)
 		return;
 	pg_atomic_init_u32(&identity->node_id_plus_one, 0);
 	pg_atomic_init_u64(&identity->obtained_at, 0);
+	pg_atomic_init_u32(&identity->withdrawn, 0);
 
 	switch (snowflake_node_source())
 	{
@@ -173,9 +176,10 @@ snowflake_identity_shmem_init(void)
 
 /*
  * Makes node_id this server's node ID, and lets it generate (as far as
- * the node ID is concerned).  The caller checked that the layout holds it.
- * A node ID is assigned once per server run; a second call must give the
- * same one.
+ * the node ID is concerned), unless it was withdrawn for good.  The
+ * caller checked that the layout holds it.  A node ID is assigned once per
+ * server run; a later call (after snowflake_identity_waiting()) must give
+ * the same one.
  */
 void
 snowflake_identity_assign(int32 node_id)
@@ -192,7 +196,8 @@ snowflake_identity_assign(int32 node_id)
 	snowflake_admission_set_node_id(node_id);
 	/* the node ID is visible before generation is let through */
 	pg_write_barrier();
-	snowflake_admission_unblock(SNOWFLAKE_BLOCK_NODE_ID);
+	if (pg_atomic_read_u32(&identity->withdrawn) == 0)
+		snowflake_admission_unblock(SNOWFLAKE_BLOCK_NODE_ID);
 }
 
 /*
@@ -208,12 +213,21 @@ snowflake_identity_waiting(const char *why)
 
 /*
  * Refuses generation with the node ID in use for good, until the server
- * restarts (a released lease).  The node ID stays recorded, for the status.
+ * restarts (a released lease): no later snowflake_identity_assign() lifts
+ * it.  The node ID stays recorded, for the status.
  */
 void
 snowflake_identity_withdraw(const char *why)
 {
+	pg_atomic_write_u32(&identity->withdrawn, 1);
 	snowflake_admission_block(SNOWFLAKE_BLOCK_NODE_ID, why);
+}
+
+/* True once the node ID was withdrawn for this run. */
+bool
+snowflake_identity_withdrawn(void)
+{
+	return identity != NULL && pg_atomic_read_u32(&identity->withdrawn) != 0;
 }
 
 /* The node ID assigned, or -1. */

@@ -38,6 +38,7 @@ extern const char *snowflake_node_source_name(SnowflakeNodeSource source);
 extern void snowflake_identity_assign(int32 node_id);
 extern void snowflake_identity_waiting(const char *why);
 extern void snowflake_identity_withdraw(const char *why);
+extern bool snowflake_identity_withdrawn(void);
 extern int32 snowflake_identity_node_id(void);
 extern void snowflake_identity_status(SnowflakeIdentityStatus *status);
 

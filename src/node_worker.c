@@ -116,13 +116,25 @@ node_start(void)
 static void
 node_tick(void)
 {
-	if (snowflake_node_source() == SNOWFLAKE_NODE_CITUS)
+	static MemoryContext tick_cxt = NULL;
+	MemoryContext oldcxt;
+
+	if (snowflake_node_source() != SNOWFLAKE_NODE_CITUS)
 	{
-		if (!have_node_id())
-			citus_tick();
-	}
-	else
 		snowflake_registry_tick();
+		return;
+	}
+	if (have_node_id())
+		return;
+
+	/* what a look allocates (the reason to wait) goes with it */
+	if (tick_cxt == NULL)
+		tick_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake node ID",
+										 ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(tick_cxt);
+	oldcxt = MemoryContextSwitchTo(tick_cxt);
+	citus_tick();
+	MemoryContextSwitchTo(oldcxt);
 }
 
 static void

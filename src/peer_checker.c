@@ -37,7 +37,7 @@
  * alike, so that exactly one yields:
  *
  *	- the one that began generating later (generating_since_ms, the first
- *	  reservation of IDs since its start or promotion) yields;
+ *	  ID issued since its start or promotion) yields;
  *	- one that has not begun generating yields to one that has;
  *	- if neither has, the one started later yields;
  *	- ties go by instance token.

@@ -42,14 +42,19 @@
  * standby was promoted.  So a run of the server generates only while the
  * registry takes it as the lease's active run: at every report it asks for
  * the next STALE_REPORTS check intervals plus a timeout (active_until); a
- * run that finds another run's time not yet out waits, and never
- * generates, until it runs out (the other stopped reporting: it is gone)
- * or is given up (deactivate, at a clean shutdown).  A run that becomes
- * active resumes above the highest mark any run of the lease reported.  A
- * running server whose report is refused stops generating.  Without the
- * registry none of this can be checked: a server that holds a lease
- * generates all the same (its first report failing within
- * snowflake.peer_timeout), and a copy started then would not be caught.
+ * run that finds another run's time not yet out generates nothing until
+ * it runs out (the other stopped reporting: it is gone) or is given up
+ * (deactivate, at a clean shutdown), then resumes above the highest mark
+ * any run of the lease reported.  A run (one postmaster: a crash restart
+ * is the same run) cannot tell a copy of itself from its own run before a
+ * restart, so after a restart the registry did not hear of it waits that
+ * time out too.  Without the registry none of this can be checked: a
+ * holder generates on its saved lease (its first report failing within
+ * snowflake.peer_timeout), and with snowflake.registry_fencing off (the
+ * default) goes on while the registry cannot be reached; a copy started
+ * then, or the old primary cut off from the registry after a failover,
+ * would generate with the same node ID (operations.md says so).  With
+ * fencing on, a holder stops once its time is out without a report.
  *
  * Shared state: the lease as saved, what the registry last said, and a
  * release asked for by a backend, under a spinlock held for copies; the
@@ -130,6 +135,8 @@ typedef struct RegistryShared
 	int64		reported_id;	/* the mark it took then */
 	char		error[ERROR_LEN];	/* the last exchange's failure, or "" */
 	int			release;		/* ReleaseOutcome */
+	bool		active;			/* the registry took this run as the lease's
+								 * active one at its last report */
 	PGPROC	   *worker;			/* the node-ID worker, to wake it */
 	ConditionVariable release_changed;
 } RegistryShared;
@@ -147,10 +154,8 @@ static int64 run_token = 0;
 static PGconn *conn = NULL;
 static char *schema = NULL;		/* the registry's extension schema, quoted */
 static bool asked_once = false; /* the first report of this run was tried */
-static bool active = false;		/* the registry takes this run as the lease's */
-static bool unconfirmed = false;	/* generating without the registry's word */
-static int64 other_deadline = 0;	/* monotonic ms the other run's time ends */
-static bool yielded = false;	/* given up for this run: reclaimed or refused */
+static bool yielded = false;	/* given up for this run: reclaimed */
+static int64 last_report_ms = 0;	/* monotonic ms of the last report taken */
 static uint32 wait_event = 0;
 
 Size
@@ -223,6 +228,26 @@ lease_copy(SnowflakeLease *lease)
 	SpinLockRelease(&registry->mutex);
 }
 
+/* Whether the registry took this run as the lease's active one. */
+static bool
+run_active(void)
+{
+	bool		result;
+
+	SpinLockAcquire(&registry->mutex);
+	result = registry->active;
+	SpinLockRelease(&registry->mutex);
+	return result;
+}
+
+static void
+set_run_active(bool active)
+{
+	SpinLockAcquire(&registry->mutex);
+	registry->active = active;
+	SpinLockRelease(&registry->mutex);
+}
+
 static void
 set_error(const char *error)
 {
@@ -232,15 +257,18 @@ set_error(const char *error)
 }
 
 /*
- * Saves lease: pg_snowflake/lease, then WAL, then shared memory.  False if
- * the file could not be written (logged); nothing may be acted on then.
+ * Saves lease: WAL first, then pg_snowflake/lease, then shared memory.  In
+ * that order a crash can only leave the file behind the WAL, which crash
+ * recovery then replays into it: never a file ahead of WAL that recovery
+ * would roll back to an older lease.  False if the file could not be
+ * written (logged); nothing may be acted on then.
  */
 static bool
 save_lease(const SnowflakeLease *lease)
 {
+	snowflake_wal_log_lease(lease);
 	if (!snowflake_lease_file_write(lease, LOG))
 		return false;
-	snowflake_wal_log_lease(lease);
 	SpinLockAcquire(&registry->mutex);
 	registry->lease = *lease;
 	SpinLockRelease(&registry->mutex);
@@ -517,10 +545,11 @@ release(const SnowflakeLease *lease, const char **error)
 
 	if (!registry_open(&ex, error))
 		return false;
-	query = psprintf("SELECT %s.snowflake_registry_release(%d, %llu, %lld, %lld) AS released",
+	query = psprintf("SELECT %s.snowflake_registry_release(%d, %llu, %lld, %lld, %lld) AS released",
 					 schema, lease->node_id,
 					 (unsigned long long) lease->system_identifier,
-					 (long long) lease->claim_token, (long long) lease->final_mark);
+					 (long long) lease->claim_token, (long long) run_token,
+					 (long long) lease->final_mark);
 	res = registry_ask(&ex, query, "snowflake_registry_release()", error);
 	if (res == NULL)
 		return false;
@@ -587,10 +616,15 @@ snowflake_registry_interval_ms(void)
 	SnowflakeLease lease;
 
 	lease_copy(&lease);
-	if (lease.state == SNOWFLAKE_LEASE_HELD && active && !yielded)
-		return snowflake_peer_check_interval;
-	if (lease.state == SNOWFLAKE_LEASE_RELEASED || yielded)
+	/* a standby, or a lease to claim or wait for: look again soon */
+	if (RecoveryInProgress())
+		return RETRY_INTERVAL_MS;
+	/* given up for this run: sleep until a release is asked for (latch) */
+	if (yielded || (lease.state == SNOWFLAKE_LEASE_RELEASED &&
+					snowflake_identity_withdrawn()))
 		return 0;
+	if (lease.state == SNOWFLAKE_LEASE_HELD && run_active())
+		return snowflake_peer_check_interval;
 	return RETRY_INTERVAL_MS;
 }
 
@@ -615,7 +649,7 @@ snowflake_registry_stop(void)
 	 * that does not answer only makes the next start wait.
 	 */
 	lease_copy(&lease);
-	if (active && lease.state == SNOWFLAKE_LEASE_HELD)
+	if (run_active() && lease.state == SNOWFLAKE_LEASE_HELD)
 	{
 		volatile sig_atomic_t shutdown = ShutdownRequestPending;
 
@@ -720,28 +754,47 @@ release_lease(SnowflakeLease *lease)
 }
 
 /*
- * The report of a held lease, and what it means for this run.
+ * The report of a held lease, and what it means for this run:
+ *
+ *	the registry takes this run as active: generate (after resuming above
+ *	every mark any run of the lease reported, if this run was not active);
+ *	another run is active: do not generate, and wait for its time to run
+ *	out (it stopped reporting) or be given up;
+ *	the lease is not ours (reclaimed): claim another, or, generating
+ *	already, stop for this run;
+ *	no answer: the first time, generate on the lease saved here (a
+ *	registry outage costs a holder nothing); with snowflake.registry_fencing
+ *	on, stop once this run's time in the registry has run out, since
+ *	another run may then take the lease.
  */
 static void
 held_tick(SnowflakeLease *lease)
 {
 	Report		r;
 	const char *error = NULL;
+	bool		was_active = run_active();
 
 	if (yielded)
 		return;
 	if (!report(lease, &r, &error))
 	{
 		exchange_failed("snowflake_registry_heartbeat()", error);
-		/* no registry: the lease on disk is all there is to go by */
 		if (!asked_once)
 		{
 			asked_once = true;
 			if (snowflake_identity_node_id() < 0)
-			{
-				unconfirmed = true;
 				snowflake_identity_assign(lease->node_id);
-			}
+		}
+		else if (snowflake_registry_fencing && was_active &&
+				 snowflake_monotonic_ms() - last_report_ms > active_time_ms())
+		{
+			set_run_active(false);
+			snowflake_identity_waiting(psprintf(_("The registry has not taken this server's report for %lld ms, and \"%s\" is on: another server may hold the lease of node ID %d now."),
+												(long long) (snowflake_monotonic_ms() - last_report_ms),
+												"snowflake.registry_fencing", lease->node_id));
+			ereport(WARNING,
+					(errmsg("snowflake node ID %d: the registry cannot be reached and this run's lease time is out; this server stops generating IDs until it can report again",
+							lease->node_id)));
 		}
 		return;
 	}
@@ -750,7 +803,7 @@ held_tick(SnowflakeLease *lease)
 
 	if (!r.held)
 	{
-		/* the registry gave it away (reclaimed) */
+		set_run_active(false);
 		if (snowflake_identity_node_id() < 0)
 		{
 			ereport(LOG,
@@ -772,48 +825,34 @@ held_tick(SnowflakeLease *lease)
 	if (!r.active)
 	{
 		/*
-		 * Generating since the registry could not be reached, this run now
-		 * finds another one's time not out: that may be this server's own
-		 * run before the restart.  Only if the other reports again, its time
-		 * going on past what it was, is it alive.
+		 * Another run of a server with this lease holds it: a copy of this
+		 * data directory, the old primary after a failover, or this server's
+		 * own run before a restart (a crash, or a stop the registry did not
+		 * hear of).  Nothing tells them apart but time: wait, generating
+		 * nothing, until its time runs out or it gives it up.
 		 */
-		if (unconfirmed && !active)
-		{
-			int64		now = snowflake_monotonic_ms();
-
-			if (other_deadline == 0)
-				other_deadline = now + Max(r.other_active_ms, 0) + snowflake_peer_check_interval;
-			if (now <= other_deadline)
-				return;
-		}
-		if (active || snowflake_identity_node_id() >= 0)
-		{
-			/* generating, and another run has the lease: stop for good */
-			yielded = true;
-			active = false;
-			snowflake_identity_withdraw(psprintf(_("Another server holds the lease of node ID %d as its active run (a copy of this data directory, or the old primary after a failover)."),
-												 lease->node_id));
+		if (was_active || snowflake_identity_node_id() >= 0)
 			ereport(WARNING,
-					(errmsg("snowflake node ID %d is used by another server with the same lease; this server stops generating IDs",
+					(errmsg("snowflake node ID %d: another server holds this lease as its active run; this server stops generating IDs until that run's time is out",
 							lease->node_id),
-					 errhint("Stop the server that should not run; a copy of a data directory must claim a lease of its own (remove its \"%s\" before it starts).",
+					 errhint("If two servers run with one lease, stop the one that should not; a copy of a data directory must claim a lease of its own (remove its \"%s\" before it starts).",
 							 "pg_snowflake/lease")));
-			return;
-		}
-		snowflake_identity_waiting(psprintf(_("Another server holds the lease of node ID %d as its active run, for %lld ms more unless it reports again (a copy of this data directory, or the old primary after a failover)."),
+		set_run_active(false);
+		snowflake_identity_waiting(psprintf(_("Another server holds the lease of node ID %d as its active run, for %lld ms more unless it reports again (a copy of this data directory, the old primary after a failover, or this server before a restart)."),
 											lease->node_id, (long long) Max(r.other_active_ms, 0)));
 		return;
 	}
 
-	if (!active)
+	last_report_ms = snowflake_monotonic_ms();
+	if (!was_active)
 	{
 		/* this run takes the lease: above every mark any run reported */
-		active = true;
-		unconfirmed = false;
 		if (r.high_water_id >= 0)
 			snowflake_generator_replay_mark(r.high_water_id);
+		set_run_active(true);
 	}
-	if (snowflake_identity_node_id() < 0)
+	/* a release under way must not be let through again */
+	if (lease->state == SNOWFLAKE_LEASE_HELD && !snowflake_identity_withdrawn())
 		snowflake_identity_assign(lease->node_id);
 }
 
@@ -855,7 +894,7 @@ snowflake_registry_tick(void)
 	{
 		case SNOWFLAKE_LEASE_RELEASED:
 			/* released in an earlier run: this start claims anew */
-			if (snowflake_identity_node_id() >= 0)
+			if (snowflake_identity_node_id() >= 0 || snowflake_identity_withdrawn())
 				break;
 			lease.state = SNOWFLAKE_LEASE_NONE;
 			/* FALLTHROUGH */
@@ -969,6 +1008,12 @@ snowflake_release_node_id(PG_FUNCTION_ARGS)
 				 errmsg("cannot release a snowflake node ID during recovery"),
 				 errdetail("A standby shares its primary's lease.")));
 	lease_copy(&lease);
+	if (lease.state == SNOWFLAKE_LEASE_HELD && !run_active())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this server is not the active holder of its snowflake node-ID lease"),
+				 errdetail("The registry has not taken this server's run as the lease's active one (it cannot be reached, or another run holds the lease)."),
+				 errhint("Release the node ID on the server that generates with it.")));
 	if (lease.state != SNOWFLAKE_LEASE_HELD &&
 		lease.state != SNOWFLAKE_LEASE_RELEASING &&
 		lease.state != SNOWFLAKE_LEASE_RELEASED)

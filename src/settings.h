@@ -52,6 +52,7 @@ extern int	snowflake_node_conflict;
 extern char *snowflake_node_registry;
 extern char *snowflake_database;
 extern int	snowflake_sequence_random_start;
+extern bool snowflake_registry_fencing;
 
 /* changes whenever a setting snowflake_allowed_lead_ms() and
  * snowflake_max_wait_ms() depend on, or snowflake.reserve_ahead, changes */

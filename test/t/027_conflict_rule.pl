@@ -115,7 +115,7 @@ is($a->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 
 $c->safe_psql('postgres', 'ALTER EXTENSION snowflake UPDATE');
 is($c->safe_psql('postgres',
 		'SELECT count(*) FROM snowflake_node_info() i, json_object_keys(row_to_json(i))'),
-	'9', 'after ALTER EXTENSION ... UPDATE it has 9');
+	'10', 'after ALTER EXTENSION ... UPDATE it has 10');
 $a->poll_query_until('postgres', q{
 	SELECT count(*) = 1 FROM snowflake_peers()
 	 WHERE status = 'conflict: same node ID 5, not generating yet'})

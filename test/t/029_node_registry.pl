@@ -27,7 +27,7 @@ $registry->safe_psql('postgres', q{
 	GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
 	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint),
 	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint),
-	                          snowflake_registry_release(integer, numeric, bigint, bigint)
+	                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
 	   TO snowflake_registry;
 });
 my $registry_conn = $registry->connstr . ' dbname=postgres user=snowflake_registry';
@@ -145,7 +145,71 @@ pass('a copy of a server, started while the original runs, waits: the original i
 is(sqlstate_of($copy, 'SELECT snowflake_nextval()'), '55000', 'and refuses to generate');
 is($original->safe_psql('postgres', 'INSERT INTO ids SELECT FROM generate_series(1, 10) RETURNING 1'),
 	join("\n", (1) x 10), 'while the original goes on');
+($ret, $out, $err) = $copy->psql('postgres', 'SELECT snowflake_release_node_id()');
+like($err, qr/ERROR:  this server is not the active holder of its snowflake node-ID lease/,
+	'the copy cannot release the lease the original generates with');
 $copy->stop;
+
+# --- a released server, restarted, claims a new node ID ---------------------------
+$released = $servers[2];
+$released->start;
+my $new_id = wait_for_node_id($released);
+isnt($new_id, $released_id, 'a server restarted after releasing its node ID claims another');
+is($released->safe_psql('postgres', 'SELECT state FROM snowflake_node_lease()'), 'held',
+	'and holds it');
+
+# --- a release under load: every session ends, none hangs --------------------------
+my $load = start_pgbench($released, 'under_release',
+	'INSERT INTO ids DEFAULT VALUES;', 4, 0, '--transactions=2000');
+$released->poll_query_until('postgres', 'SELECT ids_issued > 100 FROM snowflake_status()')
+  or die 'no load';
+is($released->safe_psql('postgres', 'SELECT snowflake_release_node_id()'), 't',
+	'a release while four sessions insert');
+my $pgbench = finish_pgbench($load);
+like($pgbench, qr/number of transactions actually processed: \d+/,
+	'and the sessions end (those after the release with an error)');
+my $final2 = $registry->safe_psql('postgres',
+	"SELECT high_water_id FROM snowflake_node_lease WHERE node_id = $new_id AND released_at IS NOT NULL");
+cmp_ok($final2, '>=', $released->safe_psql('postgres', 'SELECT max(id) FROM ids'),
+	'the released mark covers every ID issued, those of sessions under way included');
+$released->stop;
+
+# --- a server gone for good: reclaimed by the operator, reused last ----------------
+my $gone = leased_node('gone');
+$gone->start;
+$gone->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+my $gone_id = wait_for_node_id($gone);
+$gone->safe_psql('postgres', 'SELECT snowflake_nextval()');
+$gone->stop('immediate');
+($ret, $out, $err) = $registry->psql('postgres', "SELECT snowflake_registry_reclaim($gone_id)");
+like($err, qr/ERROR:  the holder of snowflake node ID $gone_id reported .* ago/,
+	'reclaiming the node ID of a server that reported moments ago is refused');
+my $reclaimed = $registry->safe_psql('postgres',
+	"SELECT snowflake_registry_reclaim($gone_id, margin => '1 hour', min_silence => '0')");
+cmp_ok($reclaimed, '>', 0, 'with min_silence => 0 it is reclaimed, its floor an hour ahead');
+my $fresh = leased_node('fresh');
+$fresh->start;
+$fresh->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+isnt(wait_for_node_id($fresh), $gone_id,
+	'a new server takes a node ID whose floor is not ahead, not the reclaimed one');
+is($fresh->safe_psql('postgres', 'SELECT snowflake_nextval() IS NOT NULL'), 't', 'and generates at once');
+$fresh->stop;
+
+# --- fencing: with snowflake.registry_fencing, no registry, no IDs -----------------
+$original->append_conf('postgresql.conf', "snowflake.registry_fencing = on\n");
+$original->reload;
+$original->poll_query_until('postgres', q{SELECT current_setting('snowflake.registry_fencing') = 'on'})
+  or die 'fencing not set';
+$registry->stop;
+$original->poll_query_until('postgres',
+	q{SELECT problem LIKE 'no node ID: The registry has not taken this server''s report for % ms, and "snowflake.registry_fencing" is on%' FROM snowflake_status()})
+  or die 'the fenced server did not stop';
+pass('with fencing on, a holder that cannot report stops once its time as the active run is out');
+$registry->start;
+$original->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'the fenced server did not come back';
+is($original->safe_psql('postgres', 'SELECT snowflake_nextval() > (SELECT max(id) FROM ids)'), 't',
+	'and generates again, above its IDs, once the registry takes its report');
 
 # --- a registry that hangs hangs no server -------------------------------------
 kill 'STOP', $registry->{_pid};
