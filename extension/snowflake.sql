@@ -1656,7 +1656,11 @@ COMMENT ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8
 -- false when another run of a server with this lease (a copy of it, or the
 -- old primary after a failover) reported within its time, which then
 -- lasts other_active_ms more.  lease_high_water_id: the highest mark any
--- run reported, which a run that becomes active resumes above.  held is
+-- run reported, which a run that becomes active resumes above; when it
+-- takes over from a run whose time ran out (it stopped reporting, without
+-- a final mark: it may have issued IDs since its last report, until its
+-- time was out, and as far ahead of its clock as its settings let it),
+-- also above the first ID of that time plus takeover_margin_ms.  held is
 -- false when the lease is not (or no longer) this holder's.
 CREATE FUNCTION snowflake_registry_heartbeat(
 	node_id pg_catalog.int4,
@@ -1666,6 +1670,7 @@ CREATE FUNCTION snowflake_registry_heartbeat(
 	high_water_id pg_catalog.int8,
 	generating_since pg_catalog.timestamptz,
 	ttl_ms pg_catalog.int8,
+	takeover_margin_ms pg_catalog.int8,
 	OUT held pg_catalog.bool,
 	OUT active pg_catalog.bool,
 	OUT lease_high_water_id pg_catalog.int8,
@@ -1688,10 +1693,12 @@ DECLARE
 		    AND c.relname OPERATOR(pg_catalog.=) 'snowflake_node_lease');
 	last_instance pg_catalog.int8;
 	until pg_catalog.timestamptz;
+	row_layout pg_catalog.text;
+	tail_bits pg_catalog.int4;
 	found_rows pg_catalog.int8;
 BEGIN
 	EXECUTE pg_catalog.format(
-		'SELECT l.instance_token, l.active_until,
+		'SELECT l.instance_token, l.active_until, l.layout,
 		        GREATEST(l.floor_id, l.high_water_id, $4)
 		   FROM %s l
 		  WHERE l.node_id OPERATOR(pg_catalog.=) $1
@@ -1699,7 +1706,7 @@ BEGIN
 		    AND l.claim_token OPERATOR(pg_catalog.=) $3
 		    AND l.released_at IS NULL
 		  FOR UPDATE', lease)
-	   INTO last_instance, until, lease_high_water_id
+	   INTO last_instance, until, row_layout, lease_high_water_id
 	   USING node_id, system_identifier, claim_token, high_water_id;
 	-- (EXECUTE does not set FOUND)
 	GET DIAGNOSTICS found_rows = ROW_COUNT;
@@ -1712,6 +1719,20 @@ BEGIN
 	active := last_instance IS NULL
 		OR last_instance OPERATOR(pg_catalog.=) instance_token
 		OR until IS NULL OR until OPERATOR(pg_catalog.<) pg_catalog.clock_timestamp();
+	IF active AND last_instance IS NOT NULL
+	   AND last_instance OPERATOR(pg_catalog.<>) instance_token THEN
+		-- taking over from a run whose time ran out: above all it may
+		-- have issued until then
+		tail_bits := pg_catalog.split_part(row_layout, '/', 2)::pg_catalog.int4
+			OPERATOR(pg_catalog.+) pg_catalog.split_part(row_layout, '/', 3)::pg_catalog.int4;
+		lease_high_water_id := GREATEST(lease_high_water_id,
+			(((EXTRACT(epoch FROM until) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8
+			  OPERATOR(pg_catalog.+) takeover_margin_ms
+			  OPERATOR(pg_catalog.-) pg_catalog.split_part(row_layout, '/', 1)::pg_catalog.int8)
+			 OPERATOR(pg_catalog.<<) tail_bits)
+			OPERATOR(pg_catalog.|) ((1::pg_catalog.int8 OPERATOR(pg_catalog.<<) tail_bits)
+									OPERATOR(pg_catalog.-) 1));
+	END IF;
 	IF active THEN
 		EXECUTE pg_catalog.format(
 			'UPDATE %s l
@@ -1721,7 +1742,7 @@ BEGIN
 			        high_water_id = GREATEST(l.high_water_id, $3),
 			        generating_since = $4
 			  WHERE l.node_id OPERATOR(pg_catalog.=) $1', lease)
-		   USING node_id, instance_token, high_water_id, generating_since, ttl_ms;
+		   USING node_id, instance_token, lease_high_water_id, generating_since, ttl_ms;
 	ELSE
 		other_instance := last_instance;
 		other_active_ms := (EXTRACT(epoch FROM until OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp())
@@ -1735,12 +1756,14 @@ END
 $heartbeat$;
 
 -- A holder's run that stops generating (its server shuts down) gives up
--- its time, so that the next run need not wait for it.
+-- its time, with its final high-water mark, which covers every ID it
+-- issued: the next run need not wait for it, and resumes above that mark.
 CREATE FUNCTION snowflake_registry_deactivate(
 	node_id pg_catalog.int4,
 	system_identifier pg_catalog.numeric,
 	claim_token pg_catalog.int8,
-	instance_token pg_catalog.int8)
+	instance_token pg_catalog.int8,
+	high_water_id pg_catalog.int8)
 	RETURNS pg_catalog.bool
 	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
@@ -1759,20 +1782,22 @@ DECLARE
 	done pg_catalog.bool;
 BEGIN
 	EXECUTE pg_catalog.format(
-		'UPDATE %s l SET instance_token = NULL, active_until = NULL
+		'UPDATE %s l SET instance_token = NULL, active_until = NULL,
+		                 high_water_id = GREATEST(l.high_water_id, $5)
 		  WHERE l.node_id OPERATOR(pg_catalog.=) $1
 		    AND l.system_identifier OPERATOR(pg_catalog.=) $2
 		    AND l.claim_token OPERATOR(pg_catalog.=) $3
 		    AND l.instance_token OPERATOR(pg_catalog.=) $4
 		 RETURNING true', lease)
-	   INTO done USING node_id, system_identifier, claim_token, instance_token;
+	   INTO done USING node_id, system_identifier, claim_token, instance_token,
+	                   high_water_id;
 	RETURN COALESCE(done, false);
 END
 $deactivate$;
 
-COMMENT ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s run gives up its time at shutdown (called by the servers)';
+COMMENT ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s run gives up its time at shutdown (called by the servers)';
 
-COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8) IS 'a lease holder''s report of its high-water mark (called by the servers)';
+COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s report of its high-water mark (called by the servers)';
 
 -- Releases a lease with the holder's final high-water mark, which the next
 -- holder of the node ID starts above.  Only the lease's active run may
@@ -1891,8 +1916,8 @@ $reclaim$;
 COMMENT ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) IS 'frees the node ID of a server gone for good, its next holder starting above now() + margin';
 
 REVOKE ALL ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8, pg_catalog.text, pg_catalog.text, pg_catalog.int4) FROM PUBLIC;
-REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8) FROM PUBLIC;
-REVOKE ALL ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) FROM PUBLIC;
 

@@ -73,4 +73,14 @@
 #define pg_noreturn pg_attribute_noreturn()
 #endif
 
+/*
+ * Whether this process is a background worker: AmBackgroundWorkerProcess()
+ * (17) replaced the variable IsBackgroundWorker.
+ */
+#if PG_VERSION_NUM >= 170000
+#define snowflake_am_background_worker() AmBackgroundWorkerProcess()
+#else
+#define snowflake_am_background_worker() (IsBackgroundWorker)
+#endif
+
 #endif							/* SNOWFLAKE_COMPAT_H */

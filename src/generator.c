@@ -595,6 +595,50 @@ snowflake_generator_close(void)
 }
 
 /*
+ * Closes the generator as snowflake_generator_close() does, but without
+ * waiting: false if a mark is being written (its reach is not known yet),
+ * and the generator is then left open.  For a worker that stops: the
+ * mark it reports must cover every ID, and it must not wait for storage.
+ */
+bool
+snowflake_generator_close_nowait(int64 *mark)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		reserved_ms;
+	int64		last_slot;
+	bool		busy;
+
+	SpinLockAcquire(&generator->mutex);
+	busy = generator->writing;
+	if (!busy)
+		generator->closed = true;
+	reserved_ms = generator->reserved_ms;
+	last_slot = generator->last_slot;
+	SpinLockRelease(&generator->mutex);
+	if (busy)
+		return false;
+	if (reserved_ms >= 0)
+		*mark = snowflake_last_id_of_ms(layout, reserved_ms);
+	else
+		*mark = last_slot < 0 ? -1 :
+			snowflake_last_id_of_ms(layout, snowflake_slot_ms(layout, last_slot));
+	return true;
+}
+
+/*
+ * Opens a generator closed by a worker that stopped and came back in the
+ * same server run (its lease is its own again).  Not after a release: the
+ * node ID is withdrawn then, and admission keeps generation refused.
+ */
+void
+snowflake_generator_reopen(void)
+{
+	SpinLockAcquire(&generator->mutex);
+	generator->closed = false;
+	SpinLockRelease(&generator->mutex);
+}
+
+/*
  * on_shmem_exit callback of the postmaster.  After a clean shutdown (the
  * shutdown checkpoint written, as pg_control says), when every other
  * process is gone, lowers the mark on disk from the reservation to the
@@ -832,11 +876,19 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				/*
 				 * Right after a restart, until the clock reaches the
 				 * reservation the server resumed above, that lead is
-				 * excused: the call may wait it out.
+				 * excused: the call may wait it out.  Only as far as a
+				 * restart leads, snowflake.reserve_ahead: a clock that has
+				 * since stepped back further below that reservation falls
+				 * under the policy like any step.  The excuse is spent once
+				 * the clock has passed it.
 				 */
 				if (unlikely(lead > allowed_lead + max_wait) &&
-					now_ms <= generator->excused_until_ms)
+					now_ms <= generator->excused_until_ms &&
+					generator->excused_until_ms - now_ms <= snowflake_reserve_ahead)
 					wait_allowed = lead - allowed_lead;
+				else if (unlikely(generator->excused_until_ms >= 0) &&
+						 now_ms > generator->excused_until_ms)
+					generator->excused_until_ms = -1;
 
 				if (unlikely(lead > allowed_lead + wait_allowed))
 					outcome = ALLOC_TOO_FAR_AHEAD;
@@ -991,7 +1043,7 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	/* durable first: after a crash the next ID is still above id */
 	if (!extend_reservation(layout, id_ms + 1,
 							reservation_target(layout, id_ms + 1, Max(now_ms, 0)),
-							false, write_elevel, !IsBackgroundWorker))
+							false, write_elevel, !snowflake_am_background_worker()))
 		return OBSERVE_UNWRITTEN;
 
 	SpinLockAcquire(&generator->mutex);

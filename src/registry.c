@@ -404,7 +404,9 @@ claim(SnowflakeLease *lease, const char **error)
 			PQfreemem(quoted_layout);
 		return false;
 	}
-	query = psprintf("SELECT * FROM %s.snowflake_registry_claim(%llu, %lld, %s, %s, %d)",
+	query = psprintf("SELECT * FROM %s.snowflake_registry_claim(%llu::pg_catalog.numeric,"
+					 " %lld::pg_catalog.int8, %s::pg_catalog.text, %s::pg_catalog.text,"
+					 " %d::pg_catalog.int4)",
 					 schema, (unsigned long long) lease->system_identifier,
 					 (long long) lease->claim_token, quoted_holder, quoted_layout,
 					 snowflake_layout()->max_node);
@@ -440,6 +442,18 @@ typedef struct Report
 	int64		other_active_ms;	/* when not: how long the other's time lasts */
 } Report;
 
+/*
+ * How far past its time a run whose time ran out may have issued IDs, as
+ * far as this server's settings tell (the same on every server of a
+ * fleet): the lead a borrow may take, a wait, and a reservation.
+ */
+static int64
+takeover_margin_ms(void)
+{
+	return (int64) snowflake_max_borrow + snowflake_clock_wait_timeout +
+		snowflake_reserve_ahead;
+}
+
 /* how long a report makes this run the lease's active one */
 static int64
 active_time_ms(void)
@@ -472,14 +486,20 @@ report(const SnowflakeLease *lease, Report *r, const char **error)
 		return false;
 	snowflake_generator_status(&gen);
 	since = gen.generating_since_ms > 0 ?
-		psprintf("pg_catalog.to_timestamp(%lld / 1000.0)", (long long) gen.generating_since_ms) :
-		pstrdup("NULL");
-	query = psprintf("SELECT * FROM %s.snowflake_registry_heartbeat(%d, %llu, %lld, %lld, %lld, %s, %lld)",
+		psprintf("pg_catalog.to_timestamp(%lld::pg_catalog.float8 / 1000)",
+				 (long long) gen.generating_since_ms) :
+		pstrdup("NULL::pg_catalog.timestamptz");
+	/* every argument typed: no overload a role of the registry made fits */
+	query = psprintf("SELECT * FROM %s.snowflake_registry_heartbeat(%d::pg_catalog.int4,"
+					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
+					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8, %s,"
+					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8)",
 					 schema, lease->node_id,
 					 (unsigned long long) lease->system_identifier,
 					 (long long) lease->claim_token,
 					 (long long) run_token,
-					 (long long) mark, since, (long long) active_time_ms());
+					 (long long) mark, since, (long long) active_time_ms(),
+					 (long long) takeover_margin_ms());
 	res = registry_ask(&ex, query, "snowflake_registry_heartbeat()", error);
 	if (res == NULL)
 		return false;
@@ -510,9 +530,12 @@ report(const SnowflakeLease *lease, Report *r, const char **error)
 	return true;
 }
 
-/* Gives up this run's time as the lease's active one (a clean stop). */
+/*
+ * Gives up this run's time as the lease's active one (a clean stop), with
+ * mark, which covers every ID it issued.
+ */
 static void
-deactivate(const SnowflakeLease *lease)
+deactivate(const SnowflakeLease *lease, int64 mark)
 {
 	SnowflakePeerExchange ex;
 	PGresult   *res;
@@ -522,11 +545,13 @@ deactivate(const SnowflakeLease *lease)
 	if (!registry_open(&ex, &error))
 		return;
 	ex.deadline = Min(ex.deadline, snowflake_monotonic_ms() + DEACTIVATE_TIMEOUT_MS);
-	query = psprintf("SELECT %s.snowflake_registry_deactivate(%d, %llu, %lld, %lld) AS done",
+	query = psprintf("SELECT %s.snowflake_registry_deactivate(%d::pg_catalog.int4,"
+					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
+					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8) AS done",
 					 schema, lease->node_id,
 					 (unsigned long long) lease->system_identifier,
 					 (long long) lease->claim_token,
-					 (long long) run_token);
+					 (long long) run_token, (long long) mark);
 	res = registry_ask(&ex, query, "snowflake_registry_deactivate()", &error);
 	if (res != NULL)
 		PQclear(res);
@@ -545,7 +570,9 @@ release(const SnowflakeLease *lease, const char **error)
 
 	if (!registry_open(&ex, error))
 		return false;
-	query = psprintf("SELECT %s.snowflake_registry_release(%d, %llu, %lld, %lld, %lld) AS released",
+	query = psprintf("SELECT %s.snowflake_registry_release(%d::pg_catalog.int4,"
+					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
+					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8) AS released",
 					 schema, lease->node_id,
 					 (unsigned long long) lease->system_identifier,
 					 (long long) lease->claim_token, (long long) run_token,
@@ -652,10 +679,22 @@ snowflake_registry_stop(void)
 	if (run_active() && lease.state == SNOWFLAKE_LEASE_HELD)
 	{
 		volatile sig_atomic_t shutdown = ShutdownRequestPending;
+		int64		mark;
 
-		ShutdownRequestPending = false;
-		deactivate(&lease);
-		ShutdownRequestPending = shutdown;
+		/*
+		 * No more IDs from this run (the server is shutting down; should
+		 * only this worker have been stopped, it opens the generator again
+		 * when it is back), so that the mark covers them all.  A mark being
+		 * written leaves the time to run out instead.
+		 */
+		if (snowflake_generator_close_nowait(&mark))
+		{
+			set_run_active(false);
+			ShutdownRequestPending = false;
+			deactivate(&lease, Max(Max(mark, snowflake_state_file_mark()),
+								   lease.floor_id));
+			ShutdownRequestPending = shutdown;
+		}
 	}
 	snowflake_peer_disconnect(&conn);
 }
@@ -849,6 +888,9 @@ held_tick(SnowflakeLease *lease)
 		/* this run takes the lease: above every mark any run reported */
 		if (r.high_water_id >= 0)
 			snowflake_generator_replay_mark(r.high_water_id);
+		/* a worker stopped and back in the same run closed it */
+		if (!snowflake_identity_withdrawn())
+			snowflake_generator_reopen();
 		set_run_active(true);
 	}
 	/* a release under way must not be let through again */
@@ -890,25 +932,18 @@ snowflake_registry_tick(void)
 		goto done;
 	}
 
-	switch ((SnowflakeLeaseState) lease.state)
-	{
-		case SNOWFLAKE_LEASE_RELEASED:
-			/* released in an earlier run: this start claims anew */
-			if (snowflake_identity_node_id() >= 0 || snowflake_identity_withdrawn())
-				break;
-			lease.state = SNOWFLAKE_LEASE_NONE;
-			/* FALLTHROUGH */
-		case SNOWFLAKE_LEASE_NONE:
-		case SNOWFLAKE_LEASE_CLAIMING:
-			if (!claim_lease(&lease))
-				break;
-			/* FALLTHROUGH */
-		case SNOWFLAKE_LEASE_HELD:
-			held_tick(&lease);
-			break;
-		case SNOWFLAKE_LEASE_RELEASING:
-			break;
-	}
+	/* released in an earlier run: this start claims anew */
+	if (lease.state == SNOWFLAKE_LEASE_RELEASED &&
+		snowflake_identity_node_id() < 0 && !snowflake_identity_withdrawn())
+		lease.state = SNOWFLAKE_LEASE_NONE;
+
+	/* no lease, or a claim a crash interrupted: claim (again) */
+	if ((lease.state == SNOWFLAKE_LEASE_NONE ||
+		 lease.state == SNOWFLAKE_LEASE_CLAIMING) && !claim_lease(&lease))
+		goto done;
+
+	if (lease.state == SNOWFLAKE_LEASE_HELD)
+		held_tick(&lease);
 
 done:
 	MemoryContextSwitchTo(oldcxt);

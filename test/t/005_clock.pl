@@ -236,6 +236,19 @@ like(psql_error("SET statement_timeout = '60s'; INSERT INTO ids (round) VALUES (
 set_clock_offset($node, '+0');
 is(round_above(12), 't', 'the clock back: IDs continue above the old ones');
 
+# The other order: a clean restart, then, once IDs follow the clock, a step
+# back of 10 minutes.  The restart's excuse covers only the lead a restart
+# leaves (reserve_ahead), not a step that comes after it.
+$node->stop;
+start_with_faketime($node, '+0');
+is(round_above(12), 't', 'after a clean restart, IDs continue above');
+wait_for_clock_to_catch_up();
+set_clock_offset($node, '-600');
+like(psql_error("SET statement_timeout = '60s'; INSERT INTO ids (round) VALUES (12)"),
+	qr/ERROR:  58000: snowflake generator is (59|60)\d{4} ms ahead of the system clock/,
+	'a step back of 10 minutes after a restart is refused at once, not waited out');
+set_clock_offset($node, '+0');
+
 # Crashes with the clock minutes behind, within a max_borrow of an hour:
 # generation goes on above the old IDs, ahead of the clock.  Minutes, so
 # that neither the clock's advance can rescue the check nor a slow restart

@@ -25,8 +25,8 @@ $registry->safe_psql('postgres', q{
 	CREATE ROLE snowflake_registry LOGIN;
 	GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
 	GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
-	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint),
-	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint),
+	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint),
+	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint, bigint),
 	                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
 	   TO snowflake_registry;
 });
@@ -137,7 +137,23 @@ $original->backup('copy');
 my $copy = PostgreSQL::Test::Cluster->new('copy');
 $copy->init_from_backup($original, 'copy');
 $original->safe_psql('postgres', 'INSERT INTO ids SELECT FROM generate_series(1, 10)');
-$copy->start;
+
+# a role of the registry database with CREATE on the extension's schema
+# plants an overload that would always say "active": never called, the
+# servers name every argument's type
+$registry->safe_psql('postgres', q{
+	CREATE ROLE planter LOGIN;
+	GRANT CREATE ON SCHEMA public TO planter;
+	SET ROLE planter;
+	CREATE FUNCTION public.snowflake_registry_heartbeat(integer, bigint, integer, bigint, bigint, text, integer, integer,
+		OUT held boolean, OUT active boolean, OUT lease_high_water_id bigint,
+		OUT other_instance bigint, OUT other_active_ms bigint)
+	  LANGUAGE sql AS 'SELECT true, true, -1::bigint, NULL::bigint, NULL::bigint';
+	RESET ROLE;
+});
+
+# the copy's clock is 6 s behind the original's
+start_with_faketime($copy, '-6');
 $copy->poll_query_until('postgres',
 	q{SELECT problem LIKE 'no node ID: Another server holds the lease of node ID % as its active run, for % ms more%' FROM snowflake_status()})
   or die 'the copy does not wait for the original';
@@ -148,7 +164,45 @@ is($original->safe_psql('postgres', 'INSERT INTO ids SELECT FROM generate_series
 ($ret, $out, $err) = $copy->psql('postgres', 'SELECT snowflake_release_node_id()');
 like($err, qr/ERROR:  this server is not the active holder of its snowflake node-ID lease/,
 	'the copy cannot release the lease the original generates with');
+
+# the original stops cleanly while four sessions insert: it gives its time
+# up with its final mark, and the copy, 6 s behind, takes over above it.
+# The original reports every 5 s here, more than its reservation reaches
+# (2 s): its last report alone would not cover its last IDs.
+$original->append_conf('postgresql.conf', "snowflake.peer_check_interval = '5s'\n");
+$original->reload;
+$original->poll_query_until('postgres', q{SELECT current_setting('snowflake.peer_check_interval') = '5s'})
+  or die 'interval not reloaded';
+my $busy = start_pgbench($original, 'before_stop', 'INSERT INTO ids DEFAULT VALUES;', 4, 0,
+	'--transactions=100000000');
+$original->poll_query_until('postgres', 'SELECT ids_issued > 1000 FROM snowflake_status()')
+  or die 'no load';
+# stop it when its last report is older than its reservation's reach
+$original->poll_query_until('postgres',
+	q{SELECT clock_timestamp() - reported_at > interval '2500 ms' FROM snowflake_node_lease()})
+  or die 'the original kept reporting';
+$original->stop('fast');
+$busy->{h}->kill_kill;
+$copy->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'the copy did not take over';
+pass('the original stopped cleanly: the copy takes its lease over at once');
+$original->append_conf('postgresql.conf', "snowflake.peer_check_interval = '200ms'\n");
+$original->start;
+my $original_max = $original->safe_psql('postgres', 'SELECT max(id) FROM ids');
+$copy->safe_psql('postgres', 'CREATE TABLE copy_ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval());
+	INSERT INTO copy_ids SELECT FROM generate_series(1, 1000)');
+is($copy->safe_psql('postgres', "SELECT min(id) > $original_max FROM copy_ids"), 't',
+	'its clock 6 s behind, every ID it issues is above the original\'s last');
+$original->poll_query_until('postgres',
+	q{SELECT problem LIKE 'no node ID: Another server holds the lease of node ID %' FROM snowflake_status()})
+  or die 'the restarted original does not wait for the copy';
+pass('and the original, restarted, now waits for the copy');
+my $copy_max = $copy->safe_psql('postgres', 'SELECT max(id) FROM copy_ids');
 $copy->stop;
+$original->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'the original did not take its lease back';
+is($original->safe_psql('postgres', "SELECT snowflake_nextval() > $copy_max"), 't',
+	'once the copy stops, the original takes the lease back, above the copy\'s IDs');
 
 # --- a released server, restarted, claims a new node ID ---------------------------
 $released = $servers[2];
