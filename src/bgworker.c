@@ -26,6 +26,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 
 #include "admission.h"
 #include "compat.h"
@@ -61,12 +62,14 @@ snowflake_register_worker(const char *name, const char *function,
 
 /*
  * The main loop of a worker: a tick every interval_ms(), until SIGTERM.
+ * Each tick runs in a memory context of its own, reset before the next.
  * Never returns.
  */
 void
 snowflake_worker_run(const SnowflakeWorker *worker)
 {
 	uint32		wait_event;
+	MemoryContext tick_cxt;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
@@ -78,11 +81,19 @@ snowflake_worker_run(const SnowflakeWorker *worker)
 	if (worker->start)
 		worker->start();
 
+	/* whatever a tick allocates goes with the next: workers run for weeks */
+	tick_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake worker tick",
+									 ALLOCSET_DEFAULT_SIZES);
+
 	while (!ShutdownRequestPending)
 	{
 		int			interval = worker->interval_ms();
+		MemoryContext oldcxt;
 
+		MemoryContextReset(tick_cxt);
+		oldcxt = MemoryContextSwitchTo(tick_cxt);
 		worker->tick();
+		MemoryContextSwitchTo(oldcxt);
 
 		(void) WaitLatch(MyLatch,
 						 WL_LATCH_SET | WL_EXIT_ON_PM_DEATH |

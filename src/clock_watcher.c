@@ -31,7 +31,6 @@
 #include "port/atomics.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
-#include "utils/memutils.h"
 
 #include "clock.h"
 #include "generator.h"
@@ -111,19 +110,9 @@ watcher_start(void)
 static void
 watcher_tick(void)
 {
-	static MemoryContext tick_cxt = NULL;
-	MemoryContext oldcxt;
-
 	/* snowflake.clock_check_interval = 0 pauses the checks */
 	if (snowflake_clock_check_interval <= 0)
 		return;
-
-	/* whatever a check allocates (log lines of failures) goes with it */
-	if (tick_cxt == NULL)
-		tick_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake clock check",
-										 ALLOCSET_SMALL_SIZES);
-	MemoryContextReset(tick_cxt);
-	oldcxt = MemoryContextSwitchTo(tick_cxt);
 
 	snowflake_clock_check();
 	snowflake_generator_renew();
@@ -134,7 +123,6 @@ watcher_tick(void)
 		next_lifetime_check = snowflake_monotonic_ms() + LIFETIME_CHECK_INTERVAL_MS;
 	}
 	pg_atomic_write_u64(&watcher->checked_at, (uint64) snowflake_wall_clock_ms());
-	MemoryContextSwitchTo(oldcxt);
 }
 
 static void

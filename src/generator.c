@@ -557,6 +557,20 @@ snowflake_generator_renew(void)
 }
 
 /*
+ * The mark that covers every ID of a closed generator: its reservation, or
+ * its last slot's millisecond if nothing was reserved; -1 if neither.
+ */
+static int64
+final_mark(const SnowflakeLayout *layout, int64 reserved_ms, int64 last_slot)
+{
+	if (reserved_ms >= 0)
+		return snowflake_last_id_of_ms(layout, reserved_ms);
+	if (last_slot >= 0)
+		return snowflake_last_id_of_ms(layout, snowflake_slot_ms(layout, last_slot));
+	return -1;
+}
+
+/*
  * Gives generation up for good on this server run (its leased node ID is
  * being released; the caller has already blocked admission): no new
  * reservation is written from now on, a write under way is waited for,
@@ -588,10 +602,7 @@ snowflake_generator_close(void)
 		ConditionVariableSleep(&generator->mark_written, reservation_wait_event);
 	}
 	ConditionVariableCancelSleep();
-	if (reserved_ms < 0)
-		return last_slot < 0 ? -1 :
-			snowflake_last_id_of_ms(layout, snowflake_slot_ms(layout, last_slot));
-	return snowflake_last_id_of_ms(layout, reserved_ms);
+	return final_mark(layout, reserved_ms, last_slot);
 }
 
 /*
@@ -617,11 +628,7 @@ snowflake_generator_close_nowait(int64 *mark)
 	SpinLockRelease(&generator->mutex);
 	if (busy)
 		return false;
-	if (reserved_ms >= 0)
-		*mark = snowflake_last_id_of_ms(layout, reserved_ms);
-	else
-		*mark = last_slot < 0 ? -1 :
-			snowflake_last_id_of_ms(layout, snowflake_slot_ms(layout, last_slot));
+	*mark = final_mark(layout, reserved_ms, last_slot);
 	return true;
 }
 

@@ -116,25 +116,10 @@ node_start(void)
 static void
 node_tick(void)
 {
-	static MemoryContext tick_cxt = NULL;
-	MemoryContext oldcxt;
-
 	if (snowflake_node_source() != SNOWFLAKE_NODE_CITUS)
-	{
 		snowflake_registry_tick();
-		return;
-	}
-	if (have_node_id())
-		return;
-
-	/* what a look allocates (the reason to wait) goes with it */
-	if (tick_cxt == NULL)
-		tick_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake node ID",
-										 ALLOCSET_SMALL_SIZES);
-	MemoryContextReset(tick_cxt);
-	oldcxt = MemoryContextSwitchTo(tick_cxt);
-	citus_tick();
-	MemoryContextSwitchTo(oldcxt);
+	else if (!have_node_id())
+		citus_tick();
 }
 
 static void

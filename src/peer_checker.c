@@ -1058,17 +1058,7 @@ checker_start(void)
 static void
 checker_tick(void)
 {
-	static MemoryContext round_cxt = NULL;
-	MemoryContext oldcxt;
-
-	/* everything a round allocates goes away with it */
-	if (round_cxt == NULL)
-		round_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake peer round",
-										  ALLOCSET_DEFAULT_SIZES);
-	MemoryContextReset(round_cxt);
-	oldcxt = MemoryContextSwitchTo(round_cxt);
 	check_peers();
-	MemoryContextSwitchTo(oldcxt);
 }
 
 static void

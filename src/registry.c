@@ -904,8 +904,6 @@ held_tick(SnowflakeLease *lease)
 void
 snowflake_registry_tick(void)
 {
-	static MemoryContext tick_cxt = NULL;
-	MemoryContext oldcxt;
 	SnowflakeLease lease;
 	bool		release_asked;
 
@@ -913,11 +911,6 @@ snowflake_registry_tick(void)
 	if (RecoveryInProgress() || registry->lease.state < 0)
 		return;
 
-	if (tick_cxt == NULL)
-		tick_cxt = AllocSetContextCreate(TopMemoryContext, "snowflake registry",
-										 ALLOCSET_SMALL_SIZES);
-	MemoryContextReset(tick_cxt);
-	oldcxt = MemoryContextSwitchTo(tick_cxt);
 
 	lease_copy(&lease);
 	SpinLockAcquire(&registry->mutex);
@@ -929,7 +922,7 @@ snowflake_registry_tick(void)
 		(release_asked && lease.state == SNOWFLAKE_LEASE_HELD))
 	{
 		release_lease(&lease);
-		goto done;
+		return;
 	}
 
 	/* released in an earlier run: this start claims anew */
@@ -940,13 +933,10 @@ snowflake_registry_tick(void)
 	/* no lease, or a claim a crash interrupted: claim (again) */
 	if ((lease.state == SNOWFLAKE_LEASE_NONE ||
 		 lease.state == SNOWFLAKE_LEASE_CLAIMING) && !claim_lease(&lease))
-		goto done;
+		return;
 
 	if (lease.state == SNOWFLAKE_LEASE_HELD)
 		held_tick(&lease);
-
-done:
-	MemoryContextSwitchTo(oldcxt);
 }
 
 /* ----------
