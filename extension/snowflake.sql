@@ -1532,6 +1532,7 @@ CREATE TABLE snowflake_node_lease (
 	heartbeat_at pg_catalog.timestamptz,
 	instance_token pg_catalog.int8,
 	active_until pg_catalog.timestamptz,
+	clock_offset_ms pg_catalog.int8,
 	generating_since pg_catalog.timestamptz,
 	released_at pg_catalog.timestamptz
 );
@@ -1546,6 +1547,7 @@ COMMENT ON COLUMN snowflake_node_lease.layout IS 'the holder''s ID layout: epoch
 COMMENT ON COLUMN snowflake_node_lease.floor_id IS 'every ID the earlier holders of this node ID issued is at most this; the holder starts above it';
 COMMENT ON COLUMN snowflake_node_lease.high_water_id IS 'the holder''s high-water mark as it last reported it: every ID it issued until then is at most this';
 COMMENT ON COLUMN snowflake_node_lease.instance_token IS 'the run of the holder that may generate with the lease until active_until; NULL: none';
+COMMENT ON COLUMN snowflake_node_lease.clock_offset_ms IS 'the active run''s clock minus the registry''s, at its last report (for the floor of a takeover)';
 COMMENT ON COLUMN snowflake_node_lease.active_until IS 'until when instance_token may generate unless it reports again; another run of a server with the lease waits for it';
 COMMENT ON COLUMN snowflake_node_lease.released_at IS 'not null: free, for the next claimer, who starts above high_water_id';
 
@@ -1660,7 +1662,8 @@ COMMENT ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8
 -- takes over from a run whose time ran out (it stopped reporting, without
 -- a final mark: it may have issued IDs since its last report, until its
 -- time was out, and as far ahead of its clock as its settings let it),
--- also above the first ID of that time plus takeover_margin_ms.  held is
+-- also above the first ID of that time, on that run's clock as its last
+-- report showed it (holder_clock_ms), plus takeover_margin_ms.  held is
 -- false when the lease is not (or no longer) this holder's.
 CREATE FUNCTION snowflake_registry_heartbeat(
 	node_id pg_catalog.int4,
@@ -1671,6 +1674,7 @@ CREATE FUNCTION snowflake_registry_heartbeat(
 	generating_since pg_catalog.timestamptz,
 	ttl_ms pg_catalog.int8,
 	takeover_margin_ms pg_catalog.int8,
+	holder_clock_ms pg_catalog.int8,
 	OUT held pg_catalog.bool,
 	OUT active pg_catalog.bool,
 	OUT lease_high_water_id pg_catalog.int8,
@@ -1693,12 +1697,13 @@ DECLARE
 		    AND c.relname OPERATOR(pg_catalog.=) 'snowflake_node_lease');
 	last_instance pg_catalog.int8;
 	until pg_catalog.timestamptz;
+	offset_ms pg_catalog.int8;
 	row_layout pg_catalog.text;
 	tail_bits pg_catalog.int4;
 	found_rows pg_catalog.int8;
 BEGIN
 	EXECUTE pg_catalog.format(
-		'SELECT l.instance_token, l.active_until, l.layout,
+		'SELECT l.instance_token, l.active_until, COALESCE(l.clock_offset_ms, 0), l.layout,
 		        GREATEST(l.floor_id, l.high_water_id, $4)
 		   FROM %s l
 		  WHERE l.node_id OPERATOR(pg_catalog.=) $1
@@ -1706,7 +1711,7 @@ BEGIN
 		    AND l.claim_token OPERATOR(pg_catalog.=) $3
 		    AND l.released_at IS NULL
 		  FOR UPDATE', lease)
-	   INTO last_instance, until, row_layout, lease_high_water_id
+	   INTO last_instance, until, offset_ms, row_layout, lease_high_water_id
 	   USING node_id, system_identifier, claim_token, high_water_id;
 	-- (EXECUTE does not set FOUND)
 	GET DIAGNOSTICS found_rows = ROW_COUNT;
@@ -1727,6 +1732,7 @@ BEGIN
 			OPERATOR(pg_catalog.+) pg_catalog.split_part(row_layout, '/', 3)::pg_catalog.int4;
 		lease_high_water_id := GREATEST(lease_high_water_id,
 			(((EXTRACT(epoch FROM until) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8
+			  OPERATOR(pg_catalog.+) GREATEST(offset_ms, 0)
 			  OPERATOR(pg_catalog.+) takeover_margin_ms
 			  OPERATOR(pg_catalog.-) pg_catalog.split_part(row_layout, '/', 1)::pg_catalog.int8)
 			 OPERATOR(pg_catalog.<<) tail_bits)
@@ -1739,10 +1745,13 @@ BEGIN
 			    SET heartbeat_at = pg_catalog.now(), instance_token = $2,
 			        active_until = pg_catalog.clock_timestamp()
 			                       OPERATOR(pg_catalog.+) pg_catalog.make_interval(secs => $5 OPERATOR(pg_catalog./) 1000.0),
+			        clock_offset_ms = $6 OPERATOR(pg_catalog.-)
+			                          (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8,
 			        high_water_id = GREATEST(l.high_water_id, $3),
 			        generating_since = $4
 			  WHERE l.node_id OPERATOR(pg_catalog.=) $1', lease)
-		   USING node_id, instance_token, lease_high_water_id, generating_since, ttl_ms;
+		   USING node_id, instance_token, lease_high_water_id, generating_since, ttl_ms,
+		         holder_clock_ms;
 	ELSE
 		other_instance := last_instance;
 		other_active_ms := (EXTRACT(epoch FROM until OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp())
@@ -1797,7 +1806,7 @@ $deactivate$;
 
 COMMENT ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s run gives up its time at shutdown (called by the servers)';
 
-COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s report of its high-water mark (called by the servers)';
+COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s report of its high-water mark (called by the servers)';
 
 -- Releases a lease with the holder's final high-water mark, which the next
 -- holder of the node ID starts above.  Only the lease's active run may
@@ -1916,7 +1925,7 @@ $reclaim$;
 COMMENT ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) IS 'frees the node ID of a server gone for good, its next holder starting above now() + margin';
 
 REVOKE ALL ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8, pg_catalog.text, pg_catalog.text, pg_catalog.int4) FROM PUBLIC;
-REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) FROM PUBLIC;

@@ -9,9 +9,11 @@ SELECT pg_describe_object(classid, objid, objsubid) AS object
  WHERE refclassid = 'pg_extension'::regclass
    AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake')
    AND deptype = 'e'
-   -- from 17 on the array type snowflake[] is recorded as a member too
+   -- from 17 on array types (snowflake[]), and the row type of a table
+   -- with its array, are recorded as members too
    AND NOT (classid = 'pg_type'::regclass AND
-            objid = (SELECT typarray FROM pg_type WHERE typname = 'snowflake'))
+            objid IN (SELECT t.oid FROM pg_type t
+                       WHERE t.typrelid <> 0 OR t.typcategory = 'A'))
  ORDER BY 1;
 
 -- every object carries a comment (\dx+ and \do+ describe them all)
@@ -21,7 +23,8 @@ SELECT pg_describe_object(classid, objid, objsubid) AS without_comment
    AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'snowflake')
    AND deptype = 'e'
    AND NOT (classid = 'pg_type'::regclass AND
-            objid = (SELECT typarray FROM pg_type WHERE typname = 'snowflake'))
+            objid IN (SELECT t.oid FROM pg_type t
+                       WHERE t.typrelid <> 0 OR t.typcategory = 'A'))
    AND obj_description(objid, classid::regclass::name) IS NULL
  ORDER BY 1;
 

@@ -87,13 +87,16 @@ snowflake_worker_run(const SnowflakeWorker *worker)
 
 	while (!ShutdownRequestPending)
 	{
-		int			interval = worker->interval_ms();
+		int			interval;
 		MemoryContext oldcxt;
 
 		MemoryContextReset(tick_cxt);
 		oldcxt = MemoryContextSwitchTo(tick_cxt);
 		worker->tick();
 		MemoryContextSwitchTo(oldcxt);
+
+		/* after the tick: it may have changed what comes next */
+		interval = worker->interval_ms();
 
 		(void) WaitLatch(MyLatch,
 						 WL_LATCH_SET | WL_EXIT_ON_PM_DEATH |

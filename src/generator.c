@@ -606,6 +606,34 @@ snowflake_generator_close(void)
 }
 
 /*
+ * Makes every ID from now on greater than id, durably (the reservation is
+ * extended to cover id's millisecond first, as observing does, but with no
+ * bound on how far ahead of the clock that is: a lease's floor must hold
+ * whatever the clock says; the IDs then wait or run ahead per the clock
+ * policy).  A write that fails is reported at write_elevel and false
+ * returned; the floor then does not hold yet.
+ */
+bool
+snowflake_generator_raise_floor(int64 id, int write_elevel)
+{
+	const SnowflakeLayout *layout = snowflake_layout();
+	int64		id_ms = Min(snowflake_id_ms(layout, id), layout->max_ms - 1);
+	int64		now_ms = snowflake_wall_clock_ms() - layout->epoch_ms;
+
+	if (id < 0)
+		return true;
+	if (!extend_reservation(layout, id_ms + 1,
+							reservation_target(layout, id_ms + 1, Max(now_ms, 0)),
+							false, write_elevel, false))
+		return false;
+	SpinLockAcquire(&generator->mutex);
+	if (generator->last_slot < snowflake_last_slot_of_ms(layout, id_ms))
+		generator->last_slot = snowflake_last_slot_of_ms(layout, id_ms);
+	SpinLockRelease(&generator->mutex);
+	return true;
+}
+
+/*
  * Closes the generator as snowflake_generator_close() does, but without
  * waiting: false if a mark is being written (its reach is not known yet),
  * and the generator is then left open.  For a worker that stops: the
@@ -884,14 +912,17 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				 * Right after a restart, until the clock reaches the
 				 * reservation the server resumed above, that lead is
 				 * excused: the call may wait it out.  Only as far as a
-				 * restart leads, snowflake.reserve_ahead: a clock that has
-				 * since stepped back further below that reservation falls
-				 * under the policy like any step.  The excuse is spent once
-				 * the clock has passed it.
+				 * restart leads, snowflake.reserve_ahead, and for IDs not
+				 * further past that reservation than the policy allows: a
+				 * clock that has since stepped back further, or IDs pushed
+				 * further ahead (an observed ID, a lease's floor), fall under
+				 * the policy like any lead.  The excuse is spent once the
+				 * clock has passed it.
 				 */
 				if (unlikely(lead > allowed_lead + max_wait) &&
 					now_ms <= generator->excused_until_ms &&
-					generator->excused_until_ms - now_ms <= snowflake_reserve_ahead)
+					generator->excused_until_ms - now_ms <= snowflake_reserve_ahead &&
+					end_ms - generator->excused_until_ms <= allowed_lead + max_wait)
 					wait_allowed = lead - allowed_lead;
 				else if (unlikely(generator->excused_until_ms >= 0) &&
 						 now_ms > generator->excused_until_ms)

@@ -49,6 +49,7 @@ extern void snowflake_generator_replay_mark(int64 mark);
 extern void snowflake_generator_renew(void);
 extern int64 snowflake_generator_close(void);
 extern bool snowflake_generator_close_nowait(int64 *mark);
+extern bool snowflake_generator_raise_floor(int64 id, int write_elevel);
 extern void snowflake_generator_reopen(void);
 extern SnowflakeObserved snowflake_generator_observe(int64 id, bool strict,
 													 int write_elevel);

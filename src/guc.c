@@ -601,7 +601,7 @@ snowflake_define_settings(bool preloading)
 
 	DefineCustomBoolVariable("snowflake.registry_fencing",
 							 "Stops generation with a leased node ID while the registry cannot confirm the lease.",
-							 "Off: a lease holder that cannot reach its registry generates on (a registry outage costs nothing); on: it stops once its time as the lease's active run is out, so that no other server can take the lease while it still generates.",
+							 "Off: a lease holder that cannot reach its registry generates on (a registry outage costs nothing); on: it generates only after the registry took its report, and stops before its time as the lease's active run is out, so that no other server can take the lease while it still generates.",
 							 &snowflake_registry_fencing,
 							 false,
 							 PGC_SIGHUP, 0,

@@ -49,12 +49,15 @@
  * is the same run) cannot tell a copy of itself from its own run before a
  * restart, so after a restart the registry did not hear of it waits that
  * time out too.  Without the registry none of this can be checked: a
- * holder generates on its saved lease (its first report failing within
- * snowflake.peer_timeout), and with snowflake.registry_fencing off (the
- * default) goes on while the registry cannot be reached; a copy started
- * then, or the old primary cut off from the registry after a failover,
- * would generate with the same node ID (operations.md says so).  With
- * fencing on, a holder stops once its time is out without a report.
+ * holder with snowflake.registry_fencing off (the default) generates on
+ * its saved lease (its first report failing within snowflake.peer_timeout)
+ * and goes on while the registry cannot be reached; a copy started then,
+ * or the old primary cut off from the registry after a failover, would
+ * generate with the same node ID (operations.md says so).  With fencing
+ * on, a run generates only after the registry took it as the active one,
+ * and stops short of the time its last report bought (fence_deadline_ms()).
+ * A run that takes over starts above that time on the clock of the run it
+ * takes over from, as that run's last report showed it.
  *
  * Shared state: the lease as saved, what the registry last said, and a
  * release asked for by a backend, under a spinlock held for copies; the
@@ -112,8 +115,8 @@ PG_FUNCTION_INFO_V1(snowflake_release_node_id);
 /* how often to try again while there is no lease */
 #define RETRY_INTERVAL_MS	1000
 
-/* a run is the lease's active one for this many check intervals, and a
- * peer_timeout, after its last report */
+/* a run is the lease's active one for this many check intervals and
+ * peer_timeouts after its last report */
 #define STALE_REPORTS		3
 
 /* how long a clean stop waits for the registry at most */
@@ -155,7 +158,8 @@ static PGconn *conn = NULL;
 static char *schema = NULL;		/* the registry's extension schema, quoted */
 static bool asked_once = false; /* the first report of this run was tried */
 static bool yielded = false;	/* given up for this run: reclaimed */
-static int64 last_report_ms = 0;	/* monotonic ms of the last report taken */
+static int64 last_report_ms = 0;	/* monotonic ms the last report the
+									 * registry took was sent at */
 static uint32 wait_event = 0;
 
 Size
@@ -454,20 +458,45 @@ takeover_margin_ms(void)
 		snowflake_reserve_ahead;
 }
 
-/* how long a report makes this run the lease's active one */
+/*
+ * How long a report makes this run the lease's active one: the registry
+ * counts it from its own clock while it takes the report.
+ */
 static int64
 active_time_ms(void)
 {
-	return (int64) STALE_REPORTS * snowflake_peer_check_interval +
+	return (int64) STALE_REPORTS *
+		(snowflake_peer_check_interval + snowflake_peer_timeout);
+}
+
+/*
+ * With snowflake.registry_fencing on, until when (monotonic ms) this run
+ * may generate without another report taken.  Counted from when the last
+ * one was sent, which is before the registry counted its active time
+ * from; and short of that time by STALE_REPORTS - 1 timeouts: one for a
+ * report still in flight at the deadline (it ends within a timeout), the
+ * rest for a worker late to wake.  The registry hands the lease on only
+ * after its time, and the next run starts above it plus the takeover
+ * margin, so this run's last IDs stay below the next run's first.
+ */
+static int64
+fence_deadline_ms(void)
+{
+	return last_report_ms + (int64) STALE_REPORTS * snowflake_peer_check_interval +
 		snowflake_peer_timeout;
 }
 
 /*
  * Reports the high-water mark on disk and asks to be (stay) the active run
  * of the lease.  False with error set if the registry did not answer so.
+ * *sent_ms is set to the monotonic time before anything was sent.  This
+ * server's clock goes with the report: a run that takes over after this
+ * one's time runs out starts above its end on this server's clock, should
+ * that be ahead of the registry's.
  */
 static bool
-report(const SnowflakeLease *lease, Report *r, const char **error)
+report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
+	   const char **error)
 {
 	SnowflakePeerExchange ex;
 	SnowflakeGeneratorStatus gen;
@@ -481,7 +510,10 @@ report(const SnowflakeLease *lease, Report *r, const char **error)
 	int			c_other;
 	bool		isnull;
 	bool		ok;
+	int64		clock_ms;
 
+	*sent_ms = snowflake_monotonic_ms();
+	clock_ms = snowflake_wall_clock_ms();
 	if (!registry_open(&ex, error))
 		return false;
 	snowflake_generator_status(&gen);
@@ -493,13 +525,14 @@ report(const SnowflakeLease *lease, Report *r, const char **error)
 	query = psprintf("SELECT * FROM %s.snowflake_registry_heartbeat(%d::pg_catalog.int4,"
 					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
 					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8, %s,"
-					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8)",
+					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8,"
+					 " %lld::pg_catalog.int8)",
 					 schema, lease->node_id,
 					 (unsigned long long) lease->system_identifier,
 					 (long long) lease->claim_token,
 					 (long long) run_token,
 					 (long long) mark, since, (long long) active_time_ms(),
-					 (long long) takeover_margin_ms());
+					 (long long) takeover_margin_ms(), (long long) clock_ms);
 	res = registry_ask(&ex, query, "snowflake_registry_heartbeat()", error);
 	if (res == NULL)
 		return false;
@@ -651,7 +684,14 @@ snowflake_registry_interval_ms(void)
 					snowflake_identity_withdrawn()))
 		return 0;
 	if (lease.state == SNOWFLAKE_LEASE_HELD && run_active())
+	{
+		/* fenced: wake up at the deadline, not one interval after it */
+		if (snowflake_registry_fencing)
+			return (int) Max(Min((int64) snowflake_peer_check_interval,
+								 fence_deadline_ms() - snowflake_monotonic_ms()),
+							 1);
 		return snowflake_peer_check_interval;
+	}
 	return RETRY_INTERVAL_MS;
 }
 
@@ -801,10 +841,11 @@ release_lease(SnowflakeLease *lease)
  *	out (it stopped reporting) or be given up;
  *	the lease is not ours (reclaimed): claim another, or, generating
  *	already, stop for this run;
- *	no answer: the first time, generate on the lease saved here (a
- *	registry outage costs a holder nothing); with snowflake.registry_fencing
- *	on, stop once this run's time in the registry has run out, since
- *	another run may then take the lease.
+ *	no answer: with snowflake.registry_fencing off, generate on the lease
+ *	saved here (a registry outage costs a holder nothing); with it on, a
+ *	run generates only while a report the registry took keeps it the
+ *	active one (fence_deadline_ms()), since another run may take the lease
+ *	after that.
  */
 static void
 held_tick(SnowflakeLease *lease)
@@ -812,28 +853,47 @@ held_tick(SnowflakeLease *lease)
 	Report		r;
 	const char *error = NULL;
 	bool		was_active = run_active();
+	int64		sent_ms;
 
 	if (yielded)
 		return;
-	if (!report(lease, &r, &error))
+
+	/*
+	 * The fence goes first: a report may take a timeout to fail.  A worker
+	 * started again in this run does not know when the last report was
+	 * taken (last_report_ms is 0): it fences until it reports.
+	 */
+	if (snowflake_registry_fencing && was_active &&
+		snowflake_monotonic_ms() >= fence_deadline_ms())
+	{
+		set_run_active(false);
+		was_active = false;
+		snowflake_identity_waiting(psprintf(_("The registry has not taken a report of this server's run in time, and \"%s\" is on: another server may hold the lease of node ID %d now."),
+											"snowflake.registry_fencing", lease->node_id));
+		ereport(WARNING,
+				(errmsg("snowflake node ID %d: the registry has not taken this run's report in time; this server stops generating IDs until it can report again",
+						lease->node_id),
+				 errdetail("\"%s\" is on.", "snowflake.registry_fencing")));
+	}
+
+	if (!report(lease, &r, &sent_ms, &error))
 	{
 		exchange_failed("snowflake_registry_heartbeat()", error);
 		if (!asked_once)
 		{
 			asked_once = true;
-			if (snowflake_identity_node_id() < 0)
+			if (snowflake_registry_fencing)
+			{
+				snowflake_identity_waiting(psprintf(_("The registry could not confirm this server's run as the active one of the lease of node ID %d, and \"%s\" is on: %s"),
+													lease->node_id, "snowflake.registry_fencing",
+													error ? error : _("unknown failure")));
+				ereport(WARNING,
+						(errmsg("snowflake node ID %d: the registry cannot be reached; this server generates no IDs until it can report",
+								lease->node_id),
+						 errdetail("\"%s\" is on.", "snowflake.registry_fencing")));
+			}
+			else if (snowflake_identity_node_id() < 0)
 				snowflake_identity_assign(lease->node_id);
-		}
-		else if (snowflake_registry_fencing && was_active &&
-				 snowflake_monotonic_ms() - last_report_ms > active_time_ms())
-		{
-			set_run_active(false);
-			snowflake_identity_waiting(psprintf(_("The registry has not taken this server's report for %lld ms, and \"%s\" is on: another server may hold the lease of node ID %d now."),
-												(long long) (snowflake_monotonic_ms() - last_report_ms),
-												"snowflake.registry_fencing", lease->node_id));
-			ereport(WARNING,
-					(errmsg("snowflake node ID %d: the registry cannot be reached and this run's lease time is out; this server stops generating IDs until it can report again",
-							lease->node_id)));
 		}
 		return;
 	}
@@ -882,15 +942,21 @@ held_tick(SnowflakeLease *lease)
 		return;
 	}
 
-	last_report_ms = snowflake_monotonic_ms();
+	last_report_ms = sent_ms;
 	if (!was_active)
 	{
-		/* this run takes the lease: above every mark any run reported */
-		if (r.high_water_id >= 0)
-			snowflake_generator_replay_mark(r.high_water_id);
 		/* a worker stopped and back in the same run closed it */
 		if (!snowflake_identity_withdrawn())
 			snowflake_generator_reopen();
+
+		/*
+		 * This run takes the lease: above every mark any run reported,
+		 * durably (a crash must not bring back IDs below it, and the
+		 * registry may not be there to say it again).  Not written: not
+		 * active; the next tick tries again.
+		 */
+		if (!snowflake_generator_raise_floor(r.high_water_id, LOG))
+			return;
 		set_run_active(true);
 	}
 	/* a release under way must not be let through again */

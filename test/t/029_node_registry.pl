@@ -4,7 +4,11 @@
 # released node ID, taken by a new server whose clock is 10 minutes
 # behind, gives IDs above every ID of its last holder; a copy of a
 # server's data directory started on its own does not generate with the
-# lease it copied while the original runs; a registry that hangs hangs no server, and a server
+# lease it copied while the original runs; with snowflake.registry_fencing
+# a server generates only while the registry confirms it as the lease's
+# active run, and stops before the registry hands the lease on; a run that
+# takes over after a crash starts above the crashed run's IDs, however far
+# its clock ran ahead; a registry that hangs hangs no server, and a server
 # that never reached it refuses, saying why.
 use strict;
 use warnings FATAL => 'all';
@@ -25,7 +29,7 @@ $registry->safe_psql('postgres', q{
 	CREATE ROLE snowflake_registry LOGIN;
 	GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
 	GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
-	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint),
+	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint, bigint),
 	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint, bigint),
 	                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
 	   TO snowflake_registry;
@@ -145,7 +149,7 @@ $registry->safe_psql('postgres', q{
 	CREATE ROLE planter LOGIN;
 	GRANT CREATE ON SCHEMA public TO planter;
 	SET ROLE planter;
-	CREATE FUNCTION public.snowflake_registry_heartbeat(integer, bigint, integer, bigint, bigint, text, integer, integer,
+	CREATE FUNCTION public.snowflake_registry_heartbeat(integer, bigint, integer, bigint, bigint, text, integer, integer, integer,
 		OUT held boolean, OUT active boolean, OUT lease_high_water_id bigint,
 		OUT other_instance bigint, OUT other_active_ms bigint)
 	  LANGUAGE sql AS 'SELECT true, true, -1::bigint, NULL::bigint, NULL::bigint';
@@ -256,7 +260,7 @@ $original->poll_query_until('postgres', q{SELECT current_setting('snowflake.regi
   or die 'fencing not set';
 $registry->stop;
 $original->poll_query_until('postgres',
-	q{SELECT problem LIKE 'no node ID: The registry has not taken this server''s report for % ms, and "snowflake.registry_fencing" is on%' FROM snowflake_status()})
+	q{SELECT problem LIKE 'no node ID: The registry has not taken a report of this server''s run in time, and "snowflake.registry_fencing" is on%' FROM snowflake_status()})
   or die 'the fenced server did not stop';
 pass('with fencing on, a holder that cannot report stops once its time as the active run is out');
 $registry->start;
@@ -264,6 +268,114 @@ $original->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_s
   or die 'the fenced server did not come back';
 is($original->safe_psql('postgres', 'SELECT snowflake_nextval() > (SELECT max(id) FROM ids)'), 't',
 	'and generates again, above its IDs, once the registry takes its report');
+
+# a start while the registry cannot be reached: with fencing, no IDs at all
+# (without, the server would generate on its saved lease, unchecked)
+$registry->stop;
+$original->restart;
+ok( $original->poll_query_until('postgres',
+		q{SELECT problem LIKE 'no node ID: The registry could not confirm this server''s run as the active one of the lease of node ID %, and "snowflake.registry_fencing" is on: %' FROM snowflake_status()}),
+	'with fencing on, a server that starts while the registry is down does not generate');
+is(sqlstate_of($original, 'SELECT snowflake_nextval()'), '55000', 'snowflake_nextval() refuses');
+$registry->start;
+$original->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'the fenced server did not come back';
+is($original->safe_psql('postgres', 'SELECT snowflake_nextval() > (SELECT max(id) FROM ids)'), 't',
+	'and generates once the registry takes it as the active run');
+
+# --- fencing: the holder stops before the registry hands its lease on -----------
+# A holder reporting every 4 s (timeout 1.5 s) is cut off from the
+# registry while it inserts; a copy of it waits for the lease.  The takeover
+# margin is 10 ms (no borrowing, no waiting, a 10 ms reservation), so only
+# the fence keeps the two apart: the holder must stop before the registry
+# lets the copy take over, whenever its worker runs.
+$registry->safe_psql('postgres', 'CREATE ROLE cut_off LOGIN IN ROLE snowflake_registry');
+my $tight = qq{
+snowflake.registry_fencing = on
+snowflake.peer_check_interval = '4s'
+snowflake.peer_timeout = '1500ms'
+snowflake.max_borrow = 0
+snowflake.clock_wait_timeout = 0
+snowflake.reserve_ahead = '10ms'
+};
+my $holder = leased_node('holder', $tight . "snowflake.node_registry = '" .
+	$registry->connstr . " dbname=postgres user=cut_off'\n");
+$holder->start;
+$holder->safe_psql('postgres', 'CREATE EXTENSION snowflake;
+	CREATE TABLE ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval())');
+wait_for_node_id($holder);
+$holder->backup('holder_copy');
+my $successor = PostgreSQL::Test::Cluster->new('successor');
+$successor->init_from_backup($holder, 'holder_copy');
+$successor->append_conf('postgresql.conf', "snowflake.node_registry = '$registry_conn'\n");
+$successor->start;
+$successor->poll_query_until('postgres',
+	q{SELECT problem LIKE 'no node ID: Another server holds the lease of node ID %' FROM snowflake_status()})
+  or die 'the successor does not wait for the holder';
+$successor->safe_psql('postgres',
+	'CREATE TABLE successor_ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval())');
+my $inserting = start_pgbench($holder, 'until_fenced', 'INSERT INTO ids DEFAULT VALUES;', 1, 0,
+	'--rate=200 --transactions=100000000');
+$holder->poll_query_until('postgres', 'SELECT ids_issued > 100 FROM snowflake_status()')
+  or die 'no load';
+$registry->safe_psql('postgres', q{ALTER ROLE cut_off NOLOGIN;
+	SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'cut_off'});
+$successor->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'the successor did not take over';
+$successor->safe_psql('postgres', 'INSERT INTO successor_ids SELECT FROM generate_series(1, 1000)');
+$holder->poll_query_until('postgres',
+	q{SELECT problem LIKE 'no node ID: The registry has not taken a report of this server''s run in time%' FROM snowflake_status()})
+  or die 'the holder was not fenced';
+$inserting->{h}->kill_kill;
+my $holder_max = $holder->safe_psql('postgres', 'SELECT max(id) FROM ids');
+is($successor->safe_psql('postgres', "SELECT min(id) > $holder_max FROM successor_ids"), 't',
+	'a holder cut off from the registry stops before its successor starts: every ID after the takeover is above its last');
+$holder->stop;
+$successor->stop;
+
+# --- a takeover after a crash counts on the clock of the run that crashed --------
+# The holder's clock is 20 s ahead of the registry's, which is longer than
+# its time as the active run (3.6 s here) lasts: its IDs run ahead of the
+# end of that time on the registry's clock.  It crashes while inserting; the
+# copy that takes over (on the registry's clock) starts above the end of
+# that time on the holder's clock.
+my $quick = qq{
+snowflake.peer_check_interval = '200ms'
+snowflake.peer_timeout = '1s'
+snowflake.max_borrow = 0
+snowflake.clock_wait_timeout = 0
+snowflake.reserve_ahead = '10ms'
+};
+my $ahead = leased_node('ahead', $quick);
+start_with_faketime($ahead, '+20');
+$ahead->safe_psql('postgres', 'CREATE EXTENSION snowflake;
+	CREATE TABLE ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval())');
+wait_for_node_id($ahead);
+$ahead->backup('ahead_copy');
+my $behind = PostgreSQL::Test::Cluster->new('behind');
+$behind->init_from_backup($ahead, 'ahead_copy');
+$behind->start;
+$behind->poll_query_until('postgres',
+	q{SELECT problem LIKE 'no node ID: Another server holds the lease of node ID %' FROM snowflake_status()})
+  or die 'the copy does not wait for the holder';
+$behind->safe_psql('postgres',
+	'CREATE TABLE behind_ids (id bigint PRIMARY KEY DEFAULT snowflake_nextval())');
+$inserting = start_pgbench($ahead, 'until_crash', 'INSERT INTO ids DEFAULT VALUES;', 1, 0,
+	'--rate=500 --transactions=100000000');
+$ahead->poll_query_until('postgres', 'SELECT ids_issued > 1000 FROM snowflake_status()')
+  or die 'no load';
+$ahead->stop('immediate');
+$inserting->{h}->kill_kill;
+# refused (58000) until its clock reaches the holder's
+$behind->poll_query_until('postgres', 'SELECT snowflake_nextval() IS NOT NULL')
+  or die 'the copy did not take over';
+$behind->safe_psql('postgres', 'INSERT INTO behind_ids SELECT FROM generate_series(1, 1000)');
+$ahead->start;
+my $ahead_max = $ahead->safe_psql('postgres', 'SELECT max(id) FROM ids');
+is($behind->safe_psql('postgres', "SELECT min(id) > $ahead_max FROM behind_ids"), 't',
+	'after a crash of a holder 20 s ahead, the run that takes over issues IDs above all of its');
+$ahead->stop;
+$behind->stop;
 
 # --- a registry that hangs hangs no server -------------------------------------
 kill 'STOP', $registry->{_pid};
