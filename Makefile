@@ -28,7 +28,7 @@ SHLIB_LINK_INTERNAL = $(libpq)
 # "make install"; test/run.sh does all of that.
 REGRESS        = extension type_io operators generate functions guc status \
                  time_queries rewrites partitioning layouts bulk uuid security \
-                 adopt
+                 adopt observe
 REGRESS_OPTS   = --temp-instance=./tmp_check_regress \
                  --temp-config=$(srcdir)/test/snowflake.conf
 ISOLATION      = generate_interleaved rollback_not_reused

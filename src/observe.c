@@ -61,20 +61,29 @@ typedef struct ObserveTrigger
 	bool		strict;
 } ObserveTrigger;
 
-/* True when type is bigint or the extension's snowflake type. */
+/*
+ * True when type is bigint or the extension's snowflake type, or a domain
+ * over either.  The extension's type is the one named snowflake in the
+ * schema of the trigger function: a type of that name elsewhere may be
+ * anything.
+ */
 static bool
-is_id_type(Oid type)
+is_id_type(Oid type, Oid function)
 {
 	HeapTuple	tuple;
+	Form_pg_type form;
 	bool		result;
 
+	type = getBaseType(type);
 	if (type == INT8OID)
 		return true;
 	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
 	if (!HeapTupleIsValid(tuple))
 		return false;
-	result = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tuple))->typname), "snowflake") == 0 &&
-		((Form_pg_type) GETSTRUCT(tuple))->typlen == 8;
+	form = (Form_pg_type) GETSTRUCT(tuple);
+	result = strcmp(NameStr(form->typname), "snowflake") == 0 &&
+		form->typnamespace == get_func_namespace(function) &&
+		form->typlen == 8 && form->typbyval;
 	ReleaseSysCache(tuple);
 	return result;
 }
@@ -108,7 +117,8 @@ trigger_setup(FunctionCallInfo fcinfo, TriggerData *trigdata)
 				 errhint("The second argument, if any, must be \"strict\".")));
 	attnum = SPI_fnumber(RelationGetDescr(rel), column);
 	if (attnum <= 0 ||
-		!is_id_type(TupleDescAttr(RelationGetDescr(rel), attnum - 1)->atttypid))
+		!is_id_type(TupleDescAttr(RelationGetDescr(rel), attnum - 1)->atttypid,
+					fcinfo->flinfo->fn_oid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg("table \"%s\" has no column \"%s\" of type bigint or snowflake",
