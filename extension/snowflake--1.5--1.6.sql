@@ -1145,3 +1145,11 @@ CREATE FUNCTION snowflake_observe_trigger() RETURNS trigger
 COMMENT ON FUNCTION snowflake_observe(snowflake) IS 'every ID this server issues from now on is greater than this one; true if that moved the generator';
 COMMENT ON FUNCTION snowflake_observe(pg_catalog.int8) IS 'every ID this server issues from now on is greater than this one; true if that moved the generator';
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger: observes the key (argument 1, default id) of every row inserted or updated; attach ENABLE ALWAYS on subscribers';
+
+-- One call moves this server's generator up to max_borrow ahead of its
+-- clock for every session (as a bulk reservation may): granted by the
+-- operator, as snowflake_reserve() is.  Creating the trigger needs EXECUTE
+-- on its function; once attached it fires for whoever writes the row.
+REVOKE ALL ON FUNCTION snowflake_observe(snowflake) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_observe(pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_observe_trigger() FROM PUBLIC;

@@ -95,3 +95,20 @@ DROP DOMAIN positive_id, snowflake_id;
 SET client_min_messages = warning;
 DROP SCHEMA impostor, lookalike CASCADE;
 RESET client_min_messages;
+
+-- neither is granted to PUBLIC: one call moves the generator for everyone
+CREATE ROLE regress_observer;
+CREATE TABLE observers_table (id bigint);
+ALTER TABLE observers_table OWNER TO regress_observer;
+SET ROLE regress_observer;
+SELECT snowflake_observe(0);
+CREATE TRIGGER observe AFTER INSERT ON observers_table
+  FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger();
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO regress_observer;
+SET ROLE regress_observer;
+SELECT snowflake_observe(0);
+RESET ROLE;
+DROP TABLE observers_table;
+REVOKE EXECUTE ON FUNCTION snowflake_observe(bigint) FROM regress_observer;
+DROP ROLE regress_observer;
