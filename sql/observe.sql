@@ -78,12 +78,15 @@ SELECT count(*) FROM observed_impostor;
 -- nor is a base type of that name, 8 bytes by value, that holds a float8
 CREATE SCHEMA lookalike;
 CREATE TYPE lookalike.snowflake;
+-- the shell-type NOTICE carries a caret position on 18 and later only
+SET client_min_messages = warning;
 CREATE FUNCTION lookalike.snowflake_in(cstring) RETURNS lookalike.snowflake
   AS 'float8in' LANGUAGE internal IMMUTABLE STRICT;
 CREATE FUNCTION lookalike.snowflake_out(lookalike.snowflake) RETURNS cstring
   AS 'float8out' LANGUAGE internal IMMUTABLE STRICT;
 CREATE TYPE lookalike.snowflake (INPUT = lookalike.snowflake_in,
   OUTPUT = lookalike.snowflake_out, LIKE = pg_catalog.float8);
+RESET client_min_messages;
 CREATE TABLE observed_lookalike (id lookalike.snowflake);
 CREATE TRIGGER observe AFTER INSERT ON observed_lookalike
   FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger();
