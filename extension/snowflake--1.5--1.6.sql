@@ -695,6 +695,7 @@ CREATE TABLE snowflake_node_lease (
 	active_until pg_catalog.timestamptz,
 	clock_offset_ms pg_catalog.int8,
 	generating_since pg_catalog.timestamptz,
+	address pg_catalog.text,
 	released_at pg_catalog.timestamptz
 );
 SELECT pg_catalog.pg_extension_config_dump('snowflake_node_lease', '');
@@ -710,6 +711,7 @@ COMMENT ON COLUMN snowflake_node_lease.high_water_id IS 'the holder''s high-wate
 COMMENT ON COLUMN snowflake_node_lease.instance_token IS 'the run of the holder that may generate with the lease until active_until; NULL: none';
 COMMENT ON COLUMN snowflake_node_lease.clock_offset_ms IS 'the active run''s clock minus the registry''s, at its last report (for the floor of a takeover)';
 COMMENT ON COLUMN snowflake_node_lease.active_until IS 'until when instance_token may generate unless it reports again; another run of a server with the lease waits for it';
+COMMENT ON COLUMN snowflake_node_lease.address IS 'how the holder''s peers reach it: a connection string of host/hostaddr and port; NULL: unknown';
 COMMENT ON COLUMN snowflake_node_lease.released_at IS 'not null: free, for the next claimer, who starts above high_water_id';
 
 
@@ -804,7 +806,7 @@ BEGIN
 		       high_water_id = GREATEST(l.floor_id, l.high_water_id),
 		       claimed_at = EXCLUDED.claimed_at,
 		       heartbeat_at = NULL, instance_token = NULL, active_until = NULL,
-		       generating_since = NULL, released_at = NULL
+		       generating_since = NULL, address = NULL, released_at = NULL
 		 RETURNING l.floor_id', lease)
 	   INTO floor_id USING node_id, system_identifier, claim_token, holder, layout;
 END
@@ -825,7 +827,11 @@ COMMENT ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8
 -- time was out, and as far ahead of its clock as its settings let it),
 -- also above the first ID of that time, on that run's clock as its last
 -- report showed it (holder_clock_ms), plus takeover_margin_ms.  held is
--- false when the lease is not (or no longer) this holder's.
+-- false when the lease is not (or no longer) this holder's.  The active run
+-- also says where its peers reach it (the address column, which
+-- snowflake.peers entries "registry:..." read): address, its
+-- snowflake.advertise_address, or if that is NULL the address this
+-- connection comes from with the holder's port (NULL over a Unix socket).
 CREATE FUNCTION snowflake_registry_heartbeat(
 	node_id pg_catalog.int4,
 	system_identifier pg_catalog.numeric,
@@ -836,6 +842,8 @@ CREATE FUNCTION snowflake_registry_heartbeat(
 	ttl_ms pg_catalog.int8,
 	takeover_margin_ms pg_catalog.int8,
 	holder_clock_ms pg_catalog.int8,
+	address pg_catalog.text,
+	port pg_catalog.int4,
 	OUT held pg_catalog.bool,
 	OUT active pg_catalog.bool,
 	OUT lease_high_water_id pg_catalog.int8,
@@ -862,6 +870,13 @@ DECLARE
 	row_layout pg_catalog.text;
 	tail_bits pg_catalog.int4;
 	found_rows pg_catalog.int8;
+	advertised pg_catalog.text := COALESCE(address,
+		CASE WHEN pg_catalog.inet_client_addr() IS NOT NULL
+		          AND port OPERATOR(pg_catalog.>) 0
+		          AND port OPERATOR(pg_catalog.<=) 65535
+		     THEN pg_catalog.format('hostaddr=%s port=%s',
+		                            pg_catalog.host(pg_catalog.inet_client_addr()), port)
+		END);
 BEGIN
 	EXECUTE pg_catalog.format(
 		'SELECT l.instance_token, l.active_until, COALESCE(l.clock_offset_ms, 0), l.layout,
@@ -909,10 +924,11 @@ BEGIN
 			        clock_offset_ms = $6 OPERATOR(pg_catalog.-)
 			                          (EXTRACT(epoch FROM pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8,
 			        high_water_id = GREATEST(l.high_water_id, $3),
-			        generating_since = $4
+			        generating_since = $4,
+			        address = $7
 			  WHERE l.node_id OPERATOR(pg_catalog.=) $1', lease)
 		   USING node_id, instance_token, lease_high_water_id, generating_since, ttl_ms,
-		         holder_clock_ms;
+		         holder_clock_ms, advertised;
 	ELSE
 		other_instance := last_instance;
 		other_active_ms := (EXTRACT(epoch FROM until OPERATOR(pg_catalog.-) pg_catalog.clock_timestamp())
@@ -967,7 +983,7 @@ $deactivate$;
 
 COMMENT ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s run gives up its time at shutdown (called by the servers)';
 
-COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s report of its high-water mark (called by the servers)';
+COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.text, pg_catalog.int4) IS 'a lease holder''s report of its high-water mark (called by the servers)';
 
 -- Releases a lease with the holder's final high-water mark, which the next
 -- holder of the node ID starts above.  Only the lease's active run may
@@ -1086,7 +1102,7 @@ $reclaim$;
 COMMENT ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) IS 'frees the node ID of a server gone for good, its next holder starting above now() + margin';
 
 REVOKE ALL ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8, pg_catalog.text, pg_catalog.text, pg_catalog.int4) FROM PUBLIC;
-REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.text, pg_catalog.int4) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_release(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_registry_reclaim(pg_catalog.int4, pg_catalog.interval, pg_catalog.interval) FROM PUBLIC;

@@ -53,6 +53,17 @@ ALTER SYSTEM SET snowflake.node_id = 1023;
 ALTER SYSTEM SET snowflake.sequence_bits = 0;
 ALTER SYSTEM SET snowflake.node_bits = 29;
 ALTER SYSTEM SET snowflake.node_conflict = 'ignore';
+-- where peers reach this server: host and/or hostaddr, perhaps port, nothing else
+ALTER SYSTEM SET snowflake.advertise_address = 'host=db1 dbname=app';
+ALTER SYSTEM SET snowflake.advertise_address = 'port=5433';
+ALTER SYSTEM SET snowflake.advertise_address = 'host=db1 port';
+ALTER SYSTEM SET snowflake.advertise_address = 'hostaddr=10.0.0.7 port=5433';
+ALTER SYSTEM SET snowflake.advertise_address = 'postgresql://db1:5433';
+ALTER SYSTEM SET snowflake.advertise_address = '';
+-- a "registry:" entry of snowflake.peers holds a connection string too
+ALTER SYSTEM SET snowflake.peers = 'registry:';
+ALTER SYSTEM SET snowflake.peers = 'registry:dbname';
+ALTER SYSTEM SET snowflake.peers = '"registry:dbname=app user=checker", "host=db2 dbname=app"';
 \set VERBOSITY sqlstate
 ALTER SYSTEM SET snowflake.peer_check_interval = '50ms';
 ALTER SYSTEM SET snowflake.peer_check_interval = '2h';

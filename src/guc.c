@@ -57,6 +57,7 @@ char	   *snowflake_node_registry = NULL;
 char	   *snowflake_database = NULL;
 int			snowflake_sequence_random_start = 0;
 bool		snowflake_registry_fencing = false;
+char	   *snowflake_advertise_address = NULL;
 
 /* bumped whenever a setting the generator derives its bounds from changes */
 uint32		snowflake_policy_version = 0;
@@ -396,6 +397,27 @@ check_node_registry(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+/*
+ * Check hook for snowflake.advertise_address: empty, or where peers reach
+ * this server, host and/or hostaddr and perhaps port (peer_list.c).
+ */
+static bool
+check_advertise_address(char **newval, void **extra, GucSource source)
+{
+	char	   *error = NULL;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	if (!snowflake_address_valid(*newval, &error))
+	{
+		GUC_check_errdetail("%s", error);
+		GUC_check_errhint("Write a connection string such as \"%s\"; leave it empty to let the registry use the address it sees this server connect from.",
+						  "host=db1.example.com port=5432");
+		return false;
+	}
+	return true;
+}
+
 /* every parameter, for the start-up recheck in snowflake_define_settings() */
 static const char *const all_parameters[] = {
 	"snowflake.node_id", "snowflake.epoch", "snowflake.node_bits",
@@ -407,7 +429,8 @@ static const char *const all_parameters[] = {
 	"snowflake.peers", "snowflake.peer_check_interval",
 	"snowflake.peer_timeout", "snowflake.node_conflict",
 	"snowflake.node_registry", "snowflake.database",
-	"snowflake.sequence_random_start", "snowflake.registry_fencing"
+	"snowflake.sequence_random_start", "snowflake.registry_fencing",
+	"snowflake.advertise_address"
 };
 
 /*
@@ -606,6 +629,14 @@ snowflake_define_settings(bool preloading)
 							 false,
 							 PGC_SIGHUP, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("snowflake.advertise_address",
+							   "Sets the address at which the registry tells other servers to reach this one.",
+							   "A connection string of host and/or hostaddr and port, sent to snowflake.node_registry with each report; empty: the address the registry sees this server connect from, with this server's port.",
+							   &snowflake_advertise_address,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY,
+							   check_advertise_address, NULL, NULL);
 
 	MarkGUCPrefixReserved("snowflake");
 

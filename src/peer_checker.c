@@ -9,12 +9,19 @@
  * the checker reads the list the setting's assign hook installed).  An
  * entry "citus:<conninfo>" stands for every active primary node of the
  * Citus cluster that server belongs to, as its pg_dist_node lists them at
- * each round: nodes added later are checked too.
+ * each round: nodes added later are checked too.  An entry
+ * "registry:<conninfo>" stands for every server that holds a lease in the
+ * registry snowflake.node_registry names, at the address each advertises
+ * there (snowflake_node_lease.address), read at each round the same way:
+ * a fleet that shares one configuration checks itself, holders that join
+ * later included.  Both kinds reach their servers with the entry's
+ * connection string, its host, hostaddr and port replaced.
  *
  * A ROUND, every snowflake.peer_check_interval, has three steps:
  *
  *	ask		the network part.  Work out the targets (the listed servers,
- *			and the nodes of each listed Citus cluster, read from it), then
+ *			the nodes of each listed Citus cluster, read from it, and the
+ *			holders of the registry's leases, read from the registry), then
  *			ask each for snowflake_node_info() (node_info.c): its node ID,
  *			layout, start time, since when it generates IDs, whether it is
  *			in recovery, and its clock.  The function is called in the
@@ -114,10 +121,23 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 /* rows of pg_dist_node read at most; MAX_PEERS of them are checked */
 #define MAX_CITUS_ROWS			4096
 
+/* the longest address taken from the registry */
+#define MAX_ADDRESS_LEN			1024
+
 #define CITUS_NODES_QUERY \
 	"SELECT nodename, nodeport FROM pg_catalog.pg_dist_node" \
 	" WHERE isactive AND noderole OPERATOR(pg_catalog.=) 'primary'" \
 	" ORDER BY nodename, nodeport"
+
+/*
+ * The holders of the registry's leases whose address is known, in the
+ * schema of its extension (%s); one more than can be checked (%d), so that
+ * a longer list is noticed.
+ */
+#define REGISTRY_HOLDERS_QUERY \
+	"SELECT l.node_id, l.address FROM %s.snowflake_node_lease l" \
+	" WHERE l.released_at IS NULL AND l.address IS NOT NULL" \
+	" ORDER BY l.node_id LIMIT %d"
 
 /* What the checker last saw of one peer, as snowflake_peers() shows it */
 typedef struct PeerStatus
@@ -175,14 +195,18 @@ typedef struct Answer
 } Answer;
 
 /*
- * A server to check: a listed entry, or a node of a listed Citus cluster.
- * Its connection string is its identity; a target of the next round with
- * the same one takes over its connection and its state.
+ * A server to check: a listed entry, a node of a listed Citus cluster, or
+ * a holder of a lease in the registry.  Its connection string is its
+ * identity; a target of the next round with the same one takes over its
+ * connection and its state.
  */
 typedef struct Target
 {
 	char	   *conninfo;
-	char	   *citus_entry;	/* the entry it came from, if a Citus node */
+	char	   *entry;			/* the entry it came from, with its prefix,
+								 * if a Citus node or a lease holder */
+	char	   *label;			/* its name in snowflake_peers(), if not
+								 * made from conninfo */
 	PGconn	   *conn;
 	bool		warned;			/* we logged that it conflicts with us */
 	Answer		answer;			/* this round's */
@@ -288,22 +312,36 @@ append_conninfo_value(StringInfo buf, const char *value)
 }
 
 /*
- * The connection string of base with host and port replaced: one node of
- * a Citus cluster, reached with the same database, user and options.
+ * The connection string of base with host, hostaddr and port replaced by
+ * the values given (NULL: not set): one node of a Citus cluster, or one
+ * holder of a lease, reached with the same database, user and options.
  */
 static char *
-conninfo_for_node(const char *base, const char *host, int port)
+conninfo_at(const char *base, const char *host, const char *hostaddr,
+			const char *port)
 {
 	PQconninfoOption *opts = PQconninfoParse(base, NULL);
 	StringInfoData buf;
-	char		port_text[16];
+	const char *sep = "";
 
-	snprintf(port_text, sizeof(port_text), "%d", port);
 	initStringInfo(&buf);
-	appendStringInfoString(&buf, "host=");
-	append_conninfo_value(&buf, host);
-	appendStringInfoString(&buf, " port=");
-	append_conninfo_value(&buf, port_text);
+	if (host != NULL)
+	{
+		appendStringInfoString(&buf, "host=");
+		append_conninfo_value(&buf, host);
+		sep = " ";
+	}
+	if (hostaddr != NULL)
+	{
+		appendStringInfo(&buf, "%shostaddr=", sep);
+		append_conninfo_value(&buf, hostaddr);
+		sep = " ";
+	}
+	if (port != NULL)
+	{
+		appendStringInfo(&buf, "%sport=", sep);
+		append_conninfo_value(&buf, port);
+	}
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 	{
 		if (o->val == NULL || strcmp(o->keyword, "host") == 0 ||
@@ -315,6 +353,46 @@ conninfo_for_node(const char *base, const char *host, int port)
 	if (opts)
 		PQconninfoFree(opts);
 	return buf.data;
+}
+
+/* One node of a Citus cluster: conninfo_at() with its host and port. */
+static char *
+conninfo_for_node(const char *base, const char *host, int port)
+{
+	char		port_text[16];
+
+	snprintf(port_text, sizeof(port_text), "%d", port);
+	return conninfo_at(base, host, NULL, port_text);
+}
+
+/*
+ * One holder of a lease: conninfo_at() with the host, hostaddr and port of
+ * its address (checked by snowflake_address_valid(): it sets nothing else).
+ */
+static char *
+conninfo_for_address(const char *base, const char *address)
+{
+	PQconninfoOption *opts = PQconninfoParse(address, NULL);
+	const char *host = NULL;
+	const char *hostaddr = NULL;
+	const char *port = NULL;
+	char	   *result;
+
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+	{
+		if (o->val == NULL)
+			continue;
+		if (strcmp(o->keyword, "host") == 0)
+			host = o->val;
+		else if (strcmp(o->keyword, "hostaddr") == 0)
+			hostaddr = o->val;
+		else if (strcmp(o->keyword, "port") == 0)
+			port = o->val;
+	}
+	result = conninfo_at(base, host, hostaddr, port);
+	if (opts)
+		PQconninfoFree(opts);
+	return result;
 }
 
 /* The targets being built for a round, and those of the last one */
@@ -332,7 +410,7 @@ typedef struct TargetSet
  * Returns the target, or NULL if there is no room or it was there.
  */
 static Target *
-add_target(TargetSet *set, const char *conninfo, const char *citus_entry)
+add_target(TargetSet *set, const char *conninfo, const char *entry)
 {
 	Target	   *t;
 
@@ -350,7 +428,7 @@ add_target(TargetSet *set, const char *conninfo, const char *citus_entry)
 	t = &set->targets[set->n++];
 	memset(t, 0, sizeof(Target));
 	t->conninfo = MemoryContextStrdup(set->cxt, conninfo);
-	t->citus_entry = citus_entry ? MemoryContextStrdup(set->cxt, citus_entry) : NULL;
+	t->entry = entry ? MemoryContextStrdup(set->cxt, entry) : NULL;
 	for (int i = 0; i < ntargets; i++)
 	{
 		Target	   *old = &targets[i];
@@ -409,11 +487,39 @@ read_citus_nodes(const PGresult *res, char ***hosts, int **ports, int *n,
 }
 
 /*
+ * The lookup of an entry that stands for several servers failed: the entry
+ * becomes a target of its own that failed, so that the failure shows in
+ * snowflake_peers() (named label, if given), and the servers it stood for
+ * last time stay targets: a coordinator or a registry out of sight hides
+ * no conflict among the servers it listed.
+ */
+static void
+add_failed_entry(TargetSet *set, const char *base, const char *entry,
+				 const char *label, const char *problem, bool timed_out)
+{
+	Target	   *t = add_target(set, base, NULL);
+
+	if (t != NULL)
+	{
+		t->label = label ? MemoryContextStrdup(set->cxt, label) : NULL;
+		t->answer.done = true;
+		t->answer.hanging = timed_out;
+		t->answer.problem = problem;
+		t->answer.received_ms = snowflake_wall_clock_ms();
+	}
+	for (int i = 0; i < ntargets; i++)
+	{
+		if (targets[i].conninfo != NULL && targets[i].entry != NULL &&
+			strcmp(targets[i].entry, entry) == 0)
+			(void) add_target(set, targets[i].conninfo, entry);
+	}
+}
+
+/*
  * Adds the nodes of the Citus cluster that base (a connection string of
  * one of its servers) belongs to.  If the list cannot be read, the entry
- * becomes a target of its own that failed, so that the failure shows in
- * snowflake_peers(), and the nodes read last time stay targets: a
- * coordinator out of sight hides no conflict among its workers.
+ * shows the failure and the nodes read last time stay targets
+ * (add_failed_entry()).
  */
 static void
 add_citus_targets(TargetSet *set, const char *base)
@@ -422,6 +528,7 @@ add_citus_targets(TargetSet *set, const char *base)
 	PGconn	   *conn = NULL;
 	PGresult   *res = NULL;
 	const char *error = NULL;
+	char	   *entry = psprintf("%s%s", SNOWFLAKE_CITUS_PREFIX, base);
 	char	  **hosts;
 	int		   *ports;
 	int			n;
@@ -443,34 +550,133 @@ add_citus_targets(TargetSet *set, const char *base)
 	if (ok)
 	{
 		for (int i = 0; i < n; i++)
-			(void) add_target(set, conninfo_for_node(base, hosts[i], ports[i]), base);
+			(void) add_target(set, conninfo_for_node(base, hosts[i], ports[i]), entry);
+		return;
+	}
+	add_failed_entry(set, base, entry, NULL,
+					 psprintf(_("could not read the Citus node list: %s"),
+							  error ? error : _("unknown failure")),
+					 ex.timed_out);
+}
+
+/*
+ * Reads the registry's list of lease holders into addresses (*n of them),
+ * checking every row, and every address, before anything is used.
+ * Returns false with *error set.
+ */
+static bool
+read_registry_holders(const PGresult *res, char ***addresses, int *n,
+					  const char **error)
+{
+	const char *what = "snowflake_node_lease";
+	int			node_col;
+	int			address_col;
+
+	if (!snowflake_peer_check_rows(res, what, 0, MAX_PEERS + 1, 2, error))
+		return false;
+	node_col = snowflake_peer_column(res, what, "node_id", INT4OID, true, error);
+	if (node_col < 0)
+		return false;
+	address_col = snowflake_peer_column(res, what, "address", TEXTOID, true, error);
+	if (address_col < 0)
+		return false;
+
+	*n = PQntuples(res);
+	*addresses = palloc(sizeof(char *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		int64		node_id;
+		const char *address;
+		char	   *problem = NULL;
+
+		if (!snowflake_peer_get_int(res, i, node_col, what, 0, PG_INT32_MAX,
+									NULL, &node_id, error))
+			return false;
+		address = snowflake_peer_get_string(res, i, address_col, what,
+											MAX_ADDRESS_LEN, true, error);
+		if (address == NULL)
+			return false;
+		if (!snowflake_address_valid(address, &problem))
+		{
+			*error = psprintf(_("the address of node ID %lld is not usable: %s"),
+							  (long long) node_id, problem);
+			return false;
+		}
+		(*addresses)[i] = pstrdup(address);
+	}
+	return true;
+}
+
+/*
+ * Adds the servers that hold a lease in the registry snowflake.node_registry
+ * names, each at the address it advertised, with the options of base.
+ * This server is among them: it finds itself by its instance token when it
+ * asks.  If the list cannot be read, the entry shows the failure and the
+ * holders read last time stay targets (add_failed_entry()).
+ */
+static void
+add_registry_targets(TargetSet *set, const char *base)
+{
+	SnowflakePeerExchange ex;
+	PGconn	   *conn = NULL;
+	PGresult   *res = NULL;
+	const char *error = NULL;
+	char	   *entry = psprintf("%s%s", SNOWFLAKE_REGISTRY_PREFIX, base);
+	const char *registry = snowflake_node_registry;
+	char		label[PEER_NAME_LEN];
+	char	  **addresses;
+	int			n;
+	bool		ok = false;
+
+	/* a connection of its own, closed at once: it is a lookup */
+	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
+	if (registry == NULL || registry[0] == '\0')
+		error = psprintf(_("\"%s\" is not set"), "snowflake.node_registry");
+	else if (snowflake_peer_connect(&conn, registry, &ex))
+	{
+		char	   *schema = snowflake_peer_extension_schema(&conn, &ex, &error);
+
+		if (schema != NULL)
+			res = snowflake_peer_query(&conn,
+									   psprintf(REGISTRY_HOLDERS_QUERY, schema, MAX_PEERS + 1),
+									   &ex);
+	}
+	snowflake_peer_disconnect(&conn);
+	if (res != NULL)
+	{
+		ok = read_registry_holders(res, &addresses, &n, &error);
+		PQclear(res);
+	}
+	else if (error == NULL)
+		error = ex.error;
+
+	if (ok)
+	{
+		for (int i = 0; i < n; i++)
+			(void) add_target(set, conninfo_for_address(base, addresses[i]), entry);
 		return;
 	}
 
+	/* named after the registry, where the lookup failed */
+	if (registry == NULL || registry[0] == '\0')
+		strlcpy(label, entry, sizeof(label));
+	else
 	{
-		Target	   *t = add_target(set, base, NULL);
+		char		where[PEER_NAME_LEN];
 
-		if (t != NULL)
-		{
-			t->answer.done = true;
-			t->answer.hanging = ex.timed_out;
-			t->answer.problem = psprintf(_("could not read the Citus node list: %s"),
-										 error ? error : _("unknown failure"));
-			t->answer.received_ms = snowflake_wall_clock_ms();
-		}
+		snowflake_describe_peer(registry, where, sizeof(where));
+		snprintf(label, sizeof(label), "%s%s", SNOWFLAKE_REGISTRY_PREFIX, where);
 	}
-	for (int i = 0; i < ntargets; i++)
-	{
-		if (targets[i].conninfo != NULL && targets[i].citus_entry != NULL &&
-			strcmp(targets[i].citus_entry, base) == 0)
-			(void) add_target(set, targets[i].conninfo, base);
-	}
+	add_failed_entry(set, base, entry, label,
+					 psprintf(_("could not read the registry's lease list: %s"),
+							  error ? error : _("unknown failure")),
+					 ex.timed_out);
 }
 
 /*
  * Works out this round's targets from the list in force: the listed
- * servers, and the nodes of each listed Citus cluster as it lists them
- * now.  Targets of the last round that are no longer listed are dropped,
+ * servers, the nodes of each listed Citus cluster as it lists them now,
+ * and the holders of the registry's leases as it lists them now.  Targets of the last round that are no longer listed are dropped,
  * their connections closed.
  */
 static void
@@ -491,10 +697,18 @@ update_targets(void)
 
 		if (ShutdownRequestPending)
 			break;
-		if (list->entries[i].citus)
-			add_citus_targets(&set, conninfo);
-		else
-			(void) add_target(&set, conninfo, NULL);
+		switch (list->entries[i].kind)
+		{
+			case SNOWFLAKE_PEER_CITUS:
+				add_citus_targets(&set, conninfo);
+				break;
+			case SNOWFLAKE_PEER_REGISTRY:
+				add_registry_targets(&set, conninfo);
+				break;
+			case SNOWFLAKE_PEER_SERVER:
+				(void) add_target(&set, conninfo, NULL);
+				break;
+		}
 	}
 
 	for (int i = 0; i < ntargets; i++)
@@ -977,7 +1191,10 @@ check_peers(void)
 	for (int i = 0; i < ntargets; i++)
 	{
 		names[i] = palloc(PEER_NAME_LEN);
-		snowflake_describe_peer(targets[i].conninfo, names[i], PEER_NAME_LEN);
+		if (targets[i].label != NULL)
+			strlcpy(names[i], targets[i].label, PEER_NAME_LEN);
+		else
+			snowflake_describe_peer(targets[i].conninfo, names[i], PEER_NAME_LEN);
 	}
 	verdicts = palloc(sizeof(Verdict) * Max(ntargets, 1));
 	judge_round(&self, targets, ntargets, (const char *const *) names,

@@ -10,8 +10,11 @@
  * The value is a GUC list, like search_path: entries separated by commas,
  * each in double quotes when it holds a comma or white space (a double
  * quote inside written twice).  Each entry is a libpq connection string or
- * URI, or "citus:" followed by one, which stands for every active primary
- * of that server's Citus cluster.  A value in the unquoted form of version
+ * URI; or "citus:" followed by one, which stands for every active primary
+ * of that server's Citus cluster; or "registry:" followed by one, which
+ * stands for every server holding a lease in the registry that
+ * snowflake.node_registry names, reached at the address it advertises
+ * there with the rest of that connection string.  A value in the unquoted form of version
  * 1.4, entries with spaces and no quotes, is still read, split at every
  * comma, and marked, so that the checker can say it is deprecated.
  *
@@ -33,6 +36,27 @@
 
 /* Set by the assign hook of snowflake.peers (guc.c). */
 const SnowflakePeerList *snowflake_peer_list = NULL;
+
+/*
+ * The kind of an entry, by its prefix; *conninfo is set to what follows
+ * the prefix.
+ */
+static SnowflakePeerKind
+entry_kind(const char *entry, const char **conninfo)
+{
+	if (strncmp(entry, SNOWFLAKE_CITUS_PREFIX, strlen(SNOWFLAKE_CITUS_PREFIX)) == 0)
+	{
+		*conninfo = entry + strlen(SNOWFLAKE_CITUS_PREFIX);
+		return SNOWFLAKE_PEER_CITUS;
+	}
+	if (strncmp(entry, SNOWFLAKE_REGISTRY_PREFIX, strlen(SNOWFLAKE_REGISTRY_PREFIX)) == 0)
+	{
+		*conninfo = entry + strlen(SNOWFLAKE_REGISTRY_PREFIX);
+		return SNOWFLAKE_PEER_REGISTRY;
+	}
+	*conninfo = entry;
+	return SNOWFLAKE_PEER_SERVER;
+}
 
 /*
  * Splits value into its entries (pointers into a copy of it), the GUC list
@@ -75,7 +99,8 @@ split_entries(const char *value, List **entries, bool *legacy, char **error)
  * Parses a value of snowflake.peers.  Returns the list as one flat block
  * allocated in the current memory context, or NULL with *error set (a
  * sentence for GUC_check_errdetail).  Every entry must be a valid
- * connection string or URI, after an optional "citus:"; entries are named
+ * connection string or URI, after an optional "citus:" or "registry:";
+ * entries are named
  * by their position, not quoted, since a connection string may hold a
  * password.  Raises no error but out of memory, so that a check hook can
  * use it.
@@ -107,14 +132,12 @@ snowflake_peer_list_parse(const char *value, char **error)
 		sizeof(SnowflakePeerEntry) * list_length(entries);
 	foreach(lc, entries)
 	{
-		const char *entry = (const char *) lfirst(lc);
-		const char *conninfo = entry;
+		const char *conninfo;
 		char	   *libpq_error = NULL;
 		PQconninfoOption *opts;
 
 		n++;
-		if (strncmp(entry, SNOWFLAKE_CITUS_PREFIX, strlen(SNOWFLAKE_CITUS_PREFIX)) == 0)
-			conninfo = entry + strlen(SNOWFLAKE_CITUS_PREFIX);
+		(void) entry_kind((const char *) lfirst(lc), &conninfo);
 		if (conninfo[0] == '\0')
 		{
 			/* an empty connection string means the local default server */
@@ -157,14 +180,11 @@ snowflake_peer_list_parse(const char *value, char **error)
 	n = 0;
 	foreach(lc, entries)
 	{
-		const char *entry = (const char *) lfirst(lc);
+		const char *entry;
 		SnowflakePeerEntry *e = &list->entries[n++];
 		size_t		len;
 
-		e->citus = strncmp(entry, SNOWFLAKE_CITUS_PREFIX,
-						   strlen(SNOWFLAKE_CITUS_PREFIX)) == 0;
-		if (e->citus)
-			entry += strlen(SNOWFLAKE_CITUS_PREFIX);
+		e->kind = entry_kind((const char *) lfirst(lc), &entry);
 		len = strlen(entry) + 1;
 		e->conninfo = (uint32) offset;
 		memcpy((char *) list + offset, entry, len);
@@ -206,4 +226,52 @@ snowflake_conninfo_valid(const char *conninfo, char **error)
 	else
 		*error = psprintf(_("It is not a valid connection string: %s"), _("out of memory"));
 	return false;
+}
+
+/*
+ * True when address is how peers may reach a server: a connection string
+ * or URI that sets host or hostaddr (or both), and perhaps port, and
+ * nothing else (what snowflake.advertise_address holds, and what a lease
+ * holder's row in the registry says).  Else sets *error to a palloc'd
+ * sentence.  The database, the user and every other option are the
+ * checking server's, from its "registry:" entry: an address that set them
+ * would choose them for it.
+ */
+bool
+snowflake_address_valid(const char *address, char **error)
+{
+	PQconninfoOption *opts;
+	bool		has_host = false;
+	const char *other = NULL;
+
+	if (!snowflake_conninfo_valid(address, error))
+		return false;
+	opts = PQconninfoParse(address, NULL);
+	if (opts == NULL)
+	{
+		*error = psprintf(_("It is not a valid connection string: %s"), _("out of memory"));
+		return false;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++)
+	{
+		if (o->val == NULL)
+			continue;
+		if (strcmp(o->keyword, "host") == 0 || strcmp(o->keyword, "hostaddr") == 0)
+			has_host = has_host || o->val[0] != '\0';
+		else if (strcmp(o->keyword, "port") != 0 && other == NULL)
+			other = pstrdup(o->keyword);
+	}
+	PQconninfoFree(opts);
+	if (other != NULL)
+	{
+		*error = psprintf(_("An address may set only \"%s\", \"%s\" and \"%s\", not \"%s\"."),
+						  "host", "hostaddr", "port", other);
+		return false;
+	}
+	if (!has_host)
+	{
+		*error = psprintf(_("An address must set \"%s\" or \"%s\"."), "host", "hostaddr");
+		return false;
+	}
+	return true;
 }

@@ -15,11 +15,21 @@
 #define SNOWFLAKE_PEER_LIST_H
 
 /* an entry "citus:<conninfo>" stands for every node of that cluster */
-#define SNOWFLAKE_CITUS_PREFIX	"citus:"
+#define SNOWFLAKE_CITUS_PREFIX		"citus:"
+/* an entry "registry:<conninfo>" stands for every holder of a lease in the
+ * registry snowflake.node_registry names */
+#define SNOWFLAKE_REGISTRY_PREFIX	"registry:"
+
+typedef enum SnowflakePeerKind
+{
+	SNOWFLAKE_PEER_SERVER,		/* one server */
+	SNOWFLAKE_PEER_CITUS,		/* "citus:<conninfo>" */
+	SNOWFLAKE_PEER_REGISTRY		/* "registry:<conninfo>" */
+} SnowflakePeerKind;
 
 typedef struct SnowflakePeerEntry
 {
-	bool		citus;			/* listed as "citus:<conninfo>" */
+	SnowflakePeerKind kind;
 	uint32		conninfo;		/* offset of its connection string (without
 								 * the prefix) from the start of the list */
 } SnowflakePeerEntry;
@@ -47,6 +57,7 @@ snowflake_peer_conninfo(const SnowflakePeerList *list, int i)
 extern SnowflakePeerList *snowflake_peer_list_parse(const char *value,
 													char **error);
 extern bool snowflake_conninfo_valid(const char *conninfo, char **error);
+extern bool snowflake_address_valid(const char *address, char **error);
 
 /*
  * The list in force: set by the assign hook of snowflake.peers (guc.c),

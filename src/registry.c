@@ -492,7 +492,9 @@ fence_deadline_ms(void)
  * *sent_ms is set to the monotonic time before anything was sent.  This
  * server's clock goes with the report: a run that takes over after this
  * one's time runs out starts above its end on this server's clock, should
- * that be ahead of the registry's.
+ * that be ahead of the registry's; and so does the address at which other
+ * servers reach this one, for their "registry:" entries of
+ * snowflake.peers (the registry keeps it while this run is the active one).
  */
 static bool
 report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
@@ -503,6 +505,7 @@ report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
 	PGresult   *res;
 	char	   *query;
 	char	   *since;
+	char	   *address;
 	int64		mark = Max(snowflake_state_file_mark(), lease->floor_id);
 	int			c_held;
 	int			c_active;
@@ -521,18 +524,42 @@ report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
 		psprintf("pg_catalog.to_timestamp(%lld::pg_catalog.float8 / 1000)",
 				 (long long) gen.generating_since_ms) :
 		pstrdup("NULL::pg_catalog.timestamptz");
+
+	/*
+	 * Where the peers that read the registry's holders reach this server:
+	 * snowflake.advertise_address, or (NULL) the address the registry sees
+	 * this connection come from, with our port.
+	 */
+	if (snowflake_advertise_address != NULL && snowflake_advertise_address[0] != '\0')
+	{
+		char	   *quoted = PQescapeLiteral(conn, snowflake_advertise_address,
+											 strlen(snowflake_advertise_address));
+
+		if (quoted == NULL)
+		{
+			*error = _("out of memory");
+			return false;
+		}
+		address = pstrdup(quoted);
+		PQfreemem(quoted);
+	}
+	else
+		address = pstrdup("NULL");
+
 	/* every argument typed: no overload a role of the registry made fits */
 	query = psprintf("SELECT * FROM %s.snowflake_registry_heartbeat(%d::pg_catalog.int4,"
 					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
 					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8, %s,"
 					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8,"
-					 " %lld::pg_catalog.int8)",
+					 " %lld::pg_catalog.int8, %s::pg_catalog.text,"
+					 " %d::pg_catalog.int4)",
 					 schema, lease->node_id,
 					 (unsigned long long) lease->system_identifier,
 					 (long long) lease->claim_token,
 					 (long long) run_token,
 					 (long long) mark, since, (long long) active_time_ms(),
-					 (long long) takeover_margin_ms(), (long long) clock_ms);
+					 (long long) takeover_margin_ms(), (long long) clock_ms,
+					 address, PostPortNumber);
 	res = registry_ask(&ex, query, "snowflake_registry_heartbeat()", error);
 	if (res == NULL)
 		return false;

@@ -53,6 +53,7 @@ extern char *snowflake_node_registry;
 extern char *snowflake_database;
 extern int	snowflake_sequence_random_start;
 extern bool snowflake_registry_fencing;
+extern char *snowflake_advertise_address;
 
 /* changes whenever a setting snowflake_allowed_lead_ms() and
  * snowflake_max_wait_ms() depend on, or snowflake.reserve_ahead, changes */

@@ -29,7 +29,7 @@ $registry->safe_psql('postgres', q{
 	CREATE ROLE snowflake_registry LOGIN;
 	GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
 	GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
-	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint, bigint),
+	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint, bigint, text, integer),
 	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint, bigint),
 	                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
 	   TO snowflake_registry;
@@ -149,7 +149,7 @@ $registry->safe_psql('postgres', q{
 	CREATE ROLE planter LOGIN;
 	GRANT CREATE ON SCHEMA public TO planter;
 	SET ROLE planter;
-	CREATE FUNCTION public.snowflake_registry_heartbeat(integer, bigint, integer, bigint, bigint, text, integer, integer, integer,
+	CREATE FUNCTION public.snowflake_registry_heartbeat(integer, bigint, integer, bigint, bigint, text, integer, integer, integer, text, integer,
 		OUT held boolean, OUT active boolean, OUT lease_high_water_id bigint,
 		OUT other_instance bigint, OUT other_active_ms bigint)
 	  LANGUAGE sql AS 'SELECT true, true, -1::bigint, NULL::bigint, NULL::bigint';

@@ -1,0 +1,167 @@
+# The registry as the peer list: servers that share one configuration
+# (snowflake.node_registry, snowflake.peers = 'registry:dbname=postgres')
+# check each other, each at the address the registry saw it connect from;
+# a server that joins later is checked by the others; with the registry
+# down, the entry shows the failure and the holders read before are still
+# checked; and an ID made on one holder is below an ID made on another a
+# round later, although the second one's clock is 5 s behind.
+use strict;
+use warnings FATAL => 'all';
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use SnowflakeTest;
+use Test::More;
+
+skip_all_without_faketime();
+
+# Every server listens on 127.0.0.1 too, so that the address the registry
+# sees a server connect from reaches it.
+sub listen_on_tcp
+{
+	my ($node) = @_;
+	$node->append_conf('postgresql.conf', "listen_addresses = '127.0.0.1'\n");
+	$node->append_conf('pg_hba.conf', "host all all 127.0.0.1/32 trust\n");
+	return $node;
+}
+
+# --- the registry ---------------------------------------------------------------------
+my $registry = listen_on_tcp(snowflake_node('registry'));
+$registry->start;
+$registry->safe_psql('postgres', q{
+	CREATE EXTENSION snowflake;
+	CREATE ROLE snowflake_registry LOGIN;
+	GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
+	GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
+	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint, bigint, text, integer),
+	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint, bigint),
+	                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
+	   TO snowflake_registry;
+});
+my $registry_conn = 'host=127.0.0.1 port=' . $registry->port
+  . ' dbname=postgres user=snowflake_registry';
+
+# the one configuration every server shares
+my $shared_conf = qq{
+snowflake.node_registry = '$registry_conn'
+snowflake.peers = 'registry:dbname=postgres'
+snowflake.peer_check_interval = '200ms'
+snowflake.peer_timeout = '2s'
+};
+
+sub holder
+{
+	my ($name, $extra) = @_;
+	return listen_on_tcp(snowflake_node($name, conf => $shared_conf . ($extra // '')));
+}
+
+sub wait_for_node_id
+{
+	my ($node) = @_;
+	$node->poll_query_until('postgres', 'SELECT node_id IS NOT NULL FROM snowflake_status()')
+	  or die $node->name . ' got no node ID';
+	return $node->safe_psql('postgres', 'SELECT node_id FROM snowflake_status()');
+}
+
+# What a server's last round says of the holders, in node ID order, and
+# what it should say when the holders are those of @ids: every other one
+# reachable with its node ID, itself as itself.
+my $peer_list = q{SELECT string_agg(CASE WHEN reachable THEN status ELSE 'not reachable' END, ', '
+                                    ORDER BY node_id) FROM snowflake_peers()};
+
+sub expected_list
+{
+	my ($own, @ids) = @_;
+	return join(', ', map { $_ == $own ? 'this server' : "ok: node $_" } sort { $a <=> $b } @ids);
+}
+
+sub sees
+{
+	my ($node, $own, @ids) = @_;
+	my $want = expected_list($own, @ids);
+	return $node->poll_query_until('postgres', $peer_list, $want);
+}
+
+# --- three servers, one configuration: each checks the other two ------------------------
+# The first one's clock is 5 s ahead (for the causal order, below).
+my @servers = map { holder("server_$_") } qw(a b c);
+start_with_faketime($servers[0], '+5');
+$servers[$_]->start for (1, 2);
+$_->safe_psql('postgres', 'CREATE EXTENSION snowflake') for @servers;
+my @ids = map { wait_for_node_id($_) } @servers;
+is(join(',', sort @ids), '0,1,2', 'three servers with one configuration lease node IDs 0, 1 and 2');
+
+my %port_of = map { ($ids[$_] => $servers[$_]->port) } 0 .. 2;
+my $addresses = join(' AND ', map {
+	"(SELECT address FROM snowflake_node_lease WHERE node_id = $_ AND released_at IS NULL)"
+	  . " = 'hostaddr=127.0.0.1 port=$port_of{$_}'" } sort keys %port_of);
+ok($registry->poll_query_until('postgres', "SELECT $addresses"),
+	'each holder\'s address in the registry is where the registry saw it connect from, with its port');
+
+for my $i (0 .. 2)
+{
+	ok(sees($servers[$i], $ids[$i], @ids),
+		"server " . ($i + 1) . " checks the other two holders, reachable with their node IDs, and finds itself");
+}
+is(join(',', map { $_->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()') } @servers),
+	't,t,t', 'no conflict among them');
+
+# --- a fourth server joins: the others check it from their next round on --------------
+# (it says where to reach it itself, with snowflake.advertise_address)
+my $late = holder('server_d');
+$late->append_conf('postgresql.conf',
+	"snowflake.advertise_address = 'host=127.0.0.1 port=" . $late->port . "'\n");
+$late->start;
+$late->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+my $late_id = wait_for_node_id($late);
+is($late_id, '3', 'a fourth server leases node ID 3');
+ok($registry->poll_query_until('postgres',
+		"SELECT address = 'host=127.0.0.1 port=" . $late->port
+		  . "' FROM snowflake_node_lease WHERE node_id = 3"),
+	'the registry keeps the address it advertises');
+my @all_ids = (@ids, $late_id);
+for my $i (0 .. 2)
+{
+	ok(sees($servers[$i], $ids[$i], @all_ids),
+		"server " . ($i + 1) . " now checks the fourth too");
+}
+ok(sees($late, $late_id, @all_ids), 'and the fourth checks the first three');
+
+# --- the registry down: the entry fails, the holders read before are still checked ------
+$registry->stop;
+my $registry_down = q{SELECT count(*) FILTER (WHERE NOT reachable
+	  AND peer LIKE 'registry:host=127.0.0.1 port=% dbname=postgres'
+	  AND status LIKE 'unreachable: could not read the registry''s lease list: %') = 1
+	AND count(*) FILTER (WHERE reachable AND status LIKE 'ok: node %') = 3
+	AND count(*) = 5
+  FROM snowflake_peers()};
+ok($servers[1]->poll_query_until('postgres', $registry_down),
+	'with the registry down, the entry shows that its list could not be read, and the three other holders are still checked')
+  or diag($servers[1]->safe_psql('postgres', 'SELECT peer, reachable, status FROM snowflake_peers()'));
+$registry->start;
+ok(sees($servers[1], $ids[1], @all_ids), 'once the registry is back, the list is read from it again');
+
+# --- causal order: an ID made on A is below one made on B a round later ---------------
+# A's clock is 5 s ahead of B's; B's peer checker, which knows A only from
+# the registry, observes A's last ID at each round.
+my ($ahead, $behind) = @servers[ 0, 1 ];
+$ahead->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'A does not generate';
+my $x = $ahead->safe_psql('postgres', 'SELECT snowflake_nextval()');
+# a round of B that asked A after x was made: the one after the first
+# round that reached A after now, by B's clock
+my $now = $behind->safe_psql('postgres', 'SELECT clock_timestamp()');
+$behind->poll_query_until('postgres',
+	"SELECT checked_at > '$now' AND reachable FROM snowflake_peers() WHERE node_id = $ids[0]")
+  or die 'B did not check A again';
+my $answered = $behind->safe_psql('postgres',
+	"SELECT checked_at FROM snowflake_peers() WHERE node_id = $ids[0]");
+$behind->poll_query_until('postgres',
+	"SELECT checked_at > '$answered' FROM snowflake_peers() WHERE node_id = $ids[0]")
+  or die 'B did not check A again';
+my $y = $behind->safe_psql('postgres', 'SELECT snowflake_nextval()');
+ok($y > $x, 'an ID made on a holder 5 s behind, a round after one made on another, is larger');
+
+$_->stop for (@servers, $late, $registry);
+done_testing();
