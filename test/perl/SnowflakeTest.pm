@@ -17,7 +17,7 @@ our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
   set_clock_offset start_pgbench finish_pgbench dump_and_restore
   skip_all_without_extension skip_all_without_program skip_all_without_faketime
   faketime_library start_with_failio set_failio wait_for_stall sqlstate_of
-  worker_pid proc_status_kb);
+  worker_pid proc_status_kb setup_registry);
 
 # --- optional dependencies ------------------------------------------------------
 # A script whose dependency is missing for the PostgreSQL under test ends
@@ -73,6 +73,25 @@ sub snowflake_node
 	$node->append_conf('postgresql.conf',
 		"shared_preload_libraries = 'snowflake'\n" . ($opts{conf} // ''));
 	return $node;
+}
+
+# Makes the started node a registry of node IDs as doc/operations.md sets
+# one up: the extension, and a login role snowflake_registry with the
+# privileges the servers need and no more.
+sub setup_registry
+{
+	my ($registry) = @_;
+	$registry->safe_psql('postgres', q{
+		CREATE EXTENSION snowflake;
+		CREATE ROLE snowflake_registry LOGIN;
+		GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
+		GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
+		                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint, bigint, text, integer),
+		                          snowflake_registry_deactivate(integer, numeric, bigint, bigint, bigint),
+		                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
+		   TO snowflake_registry;
+	});
+	return;
 }
 
 # After kill9(), the postmaster lingers as a zombie for a moment, and the

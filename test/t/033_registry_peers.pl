@@ -29,16 +29,7 @@ sub listen_on_tcp
 # --- the registry ---------------------------------------------------------------------
 my $registry = listen_on_tcp(snowflake_node('registry'));
 $registry->start;
-$registry->safe_psql('postgres', q{
-	CREATE EXTENSION snowflake;
-	CREATE ROLE snowflake_registry LOGIN;
-	GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
-	GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
-	                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint, bigint, text, integer),
-	                          snowflake_registry_deactivate(integer, numeric, bigint, bigint, bigint),
-	                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
-	   TO snowflake_registry;
-});
+setup_registry($registry);
 my $registry_conn = 'host=127.0.0.1 port=' . $registry->port
   . ' dbname=postgres user=snowflake_registry';
 
