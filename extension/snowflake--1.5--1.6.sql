@@ -983,7 +983,7 @@ $deactivate$;
 
 COMMENT ON FUNCTION snowflake_registry_deactivate(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8) IS 'a lease holder''s run gives up its time at shutdown (called by the servers)';
 
-COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.text, pg_catalog.int4) IS 'a lease holder''s report of its high-water mark (called by the servers)';
+COMMENT ON FUNCTION snowflake_registry_heartbeat(pg_catalog.int4, pg_catalog.numeric, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.timestamptz, pg_catalog.int8, pg_catalog.int8, pg_catalog.int8, pg_catalog.text, pg_catalog.int4) IS 'a lease holder''s report of its high-water mark, clock and address (called by the servers)';
 
 -- Releases a lease with the holder's final high-water mark, which the next
 -- holder of the node ID starts above.  Only the lease's active run may

@@ -57,12 +57,24 @@ ALTER SYSTEM SET snowflake.node_conflict = 'ignore';
 ALTER SYSTEM SET snowflake.advertise_address = 'host=db1 dbname=app';
 ALTER SYSTEM SET snowflake.advertise_address = 'port=5433';
 ALTER SYSTEM SET snowflake.advertise_address = 'host=db1 port';
+-- one server, by name or by address, never both: libpq would look up the
+-- password of the name and send it to the address
+ALTER SYSTEM SET snowflake.advertise_address = 'host=db1 hostaddr=10.0.0.7';
+ALTER SYSTEM SET snowflake.advertise_address = 'host=db1,db2';
+ALTER SYSTEM SET snowflake.advertise_address = 'host=/var/run/postgresql';
+ALTER SYSTEM SET snowflake.advertise_address = 'host=db1 port=70000';
+SELECT 'host=' || repeat('d', 1020) AS long_address \gset
+\set VERBOSITY sqlstate
+ALTER SYSTEM SET snowflake.advertise_address = :'long_address';
+\set VERBOSITY default
 ALTER SYSTEM SET snowflake.advertise_address = 'hostaddr=10.0.0.7 port=5433';
 ALTER SYSTEM SET snowflake.advertise_address = 'postgresql://db1:5433';
 ALTER SYSTEM SET snowflake.advertise_address = '';
 -- a "registry:" entry of snowflake.peers holds a connection string too
 ALTER SYSTEM SET snowflake.peers = 'registry:';
 ALTER SYSTEM SET snowflake.peers = 'registry:dbname';
+-- the holders' addresses replace host, hostaddr and port: say so
+ALTER SYSTEM SET snowflake.peers = '"registry:host=db2 dbname=app"';
 ALTER SYSTEM SET snowflake.peers = '"registry:dbname=app user=checker", "host=db2 dbname=app"';
 \set VERBOSITY sqlstate
 ALTER SYSTEM SET snowflake.peer_check_interval = '50ms';

@@ -410,7 +410,7 @@ check_advertise_address(char **newval, void **extra, GucSource source)
 		return true;
 	if (!snowflake_address_valid(*newval, &error))
 	{
-		GUC_check_errdetail("%s", error);
+		GUC_check_errdetail("The address is not usable: %s.", error);
 		GUC_check_errhint("Write a connection string such as \"%s\"; leave it empty to let the registry use the address it sees this server connect from.",
 						  "host=db1.example.com port=5432");
 		return false;

@@ -121,23 +121,28 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 /* rows of pg_dist_node read at most; MAX_PEERS of them are checked */
 #define MAX_CITUS_ROWS			4096
 
-/* the longest address taken from the registry */
-#define MAX_ADDRESS_LEN			1024
-
 #define CITUS_NODES_QUERY \
 	"SELECT nodename, nodeport FROM pg_catalog.pg_dist_node" \
 	" WHERE isactive AND noderole OPERATOR(pg_catalog.=) 'primary'" \
 	" ORDER BY nodename, nodeport"
 
 /*
- * The holders of the registry's leases whose address is known, in the
- * schema of its extension (%s); one more than can be checked (%d), so that
- * a longer list is noticed.
+ * The holders of the registry's leases whose run is active now, by the
+ * registry's clock, and whose address is known, in the schema of its
+ * extension (%s); one more than can be checked (%d), so that a longer list
+ * is noticed.  A holder stopped cleanly, or gone longer than its active
+ * time, generates nothing and is not asked for.
  */
 #define REGISTRY_HOLDERS_QUERY \
 	"SELECT l.node_id, l.address FROM %s.snowflake_node_lease l" \
 	" WHERE l.released_at IS NULL AND l.address IS NOT NULL" \
+	" AND l.active_until OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp()" \
 	" ORDER BY l.node_id LIMIT %d"
+
+/* expected_node_id of a target that is no lease holder */
+#define NOT_A_HOLDER			(-1)
+/* ... and of an entry whose list could not be read */
+#define FAILED_ENTRY			(-2)
 
 /* What the checker last saw of one peer, as snowflake_peers() shows it */
 typedef struct PeerStatus
@@ -196,13 +201,15 @@ typedef struct Answer
 
 /*
  * A server to check: a listed entry, a node of a listed Citus cluster, or
- * a holder of a lease in the registry.  Its connection string is its
- * identity; a target of the next round with the same one takes over its
- * connection and its state.
+ * a holder of a lease in the registry.  Its connection string and the node
+ * ID expected of it are its identity; a target of the next round with the
+ * same ones takes over its connection and its state.
  */
 typedef struct Target
 {
 	char	   *conninfo;
+	int			expected_node_id;	/* a lease holder's node ID, or
+									 * NOT_A_HOLDER, or FAILED_ENTRY */
 	char	   *entry;			/* the entry it came from, with its prefix,
 								 * if a Citus node or a lease holder */
 	char	   *label;			/* its name in snowflake_peers(), if not
@@ -236,6 +243,8 @@ typedef struct RoundVerdict
 {
 	bool		yield;			/* we yield to some peer */
 	bool		all_reached;	/* every target answered */
+	bool		listed;			/* no registry: entry, or the registry
+								 * lists this server among its holders */
 	char		conflict[CONFLICT_DETAIL_LEN];	/* the first we yield to */
 } RoundVerdict;
 
@@ -405,18 +414,21 @@ typedef struct TargetSet
 } TargetSet;
 
 /*
- * Adds conninfo to the new set, unless it is there already, taking over
- * the connection and state of the last round's target of that name.
- * Returns the target, or NULL if there is no room or it was there.
+ * Adds conninfo, expected to be the server of expected_node_id, to the new
+ * set, unless it is there already, taking over the connection and state
+ * of the last round's target of that identity.  Returns the target, or
+ * NULL if there is no room or it was there.
  */
 static Target *
-add_target(TargetSet *set, const char *conninfo, const char *entry)
+add_target(TargetSet *set, const char *conninfo, int expected_node_id,
+		   const char *entry)
 {
 	Target	   *t;
 
 	for (int i = 0; i < set->n; i++)
 	{
-		if (strcmp(set->targets[i].conninfo, conninfo) == 0)
+		if (strcmp(set->targets[i].conninfo, conninfo) == 0 &&
+			set->targets[i].expected_node_id == expected_node_id)
 			return NULL;
 	}
 	if (set->n == MAX_PEERS)
@@ -428,12 +440,14 @@ add_target(TargetSet *set, const char *conninfo, const char *entry)
 	t = &set->targets[set->n++];
 	memset(t, 0, sizeof(Target));
 	t->conninfo = MemoryContextStrdup(set->cxt, conninfo);
+	t->expected_node_id = expected_node_id;
 	t->entry = entry ? MemoryContextStrdup(set->cxt, entry) : NULL;
 	for (int i = 0; i < ntargets; i++)
 	{
 		Target	   *old = &targets[i];
 
-		if (old->conninfo != NULL && strcmp(old->conninfo, conninfo) == 0)
+		if (old->conninfo != NULL && strcmp(old->conninfo, conninfo) == 0 &&
+			old->expected_node_id == expected_node_id)
 		{
 			t->conn = old->conn;
 			t->warned = old->warned;
@@ -497,7 +511,7 @@ static void
 add_failed_entry(TargetSet *set, const char *base, const char *entry,
 				 const char *label, const char *problem, bool timed_out)
 {
-	Target	   *t = add_target(set, base, NULL);
+	Target	   *t = add_target(set, base, FAILED_ENTRY, NULL);
 
 	if (t != NULL)
 	{
@@ -506,12 +520,27 @@ add_failed_entry(TargetSet *set, const char *base, const char *entry,
 		t->answer.hanging = timed_out;
 		t->answer.problem = problem;
 		t->answer.received_ms = snowflake_wall_clock_ms();
+		/* once per failure, not every round; named without its password */
+		if (!t->warned)
+		{
+			char		name[PEER_NAME_LEN];
+
+			if (label != NULL)
+				strlcpy(name, label, sizeof(name));
+			else
+				snowflake_describe_peer(base, name, sizeof(name));
+			ereport(WARNING,
+					(errmsg("snowflake peer \"%s\": %s", name, problem),
+					 errdetail("The servers it stood for when it was last read are still checked.")));
+		}
+		t->warned = true;
 	}
 	for (int i = 0; i < ntargets; i++)
 	{
 		if (targets[i].conninfo != NULL && targets[i].entry != NULL &&
 			strcmp(targets[i].entry, entry) == 0)
-			(void) add_target(set, targets[i].conninfo, entry);
+			(void) add_target(set, targets[i].conninfo,
+							  targets[i].expected_node_id, entry);
 	}
 }
 
@@ -550,7 +579,8 @@ add_citus_targets(TargetSet *set, const char *base)
 	if (ok)
 	{
 		for (int i = 0; i < n; i++)
-			(void) add_target(set, conninfo_for_node(base, hosts[i], ports[i]), entry);
+			(void) add_target(set, conninfo_for_node(base, hosts[i], ports[i]),
+							  NOT_A_HOLDER, entry);
 		return;
 	}
 	add_failed_entry(set, base, entry, NULL,
@@ -559,13 +589,22 @@ add_citus_targets(TargetSet *set, const char *base)
 					 ex.timed_out);
 }
 
+/* One row of the registry's list of lease holders */
+typedef struct Holder
+{
+	int			node_id;
+	const char *address;		/* NULL if not usable */
+	const char *problem;		/* why not */
+} Holder;
+
 /*
- * Reads the registry's list of lease holders into addresses (*n of them),
- * checking every row, and every address, before anything is used.
- * Returns false with *error set.
+ * Reads the registry's list of lease holders into holders (*n of them),
+ * checking the shape of the answer, then each address.  An address that
+ * cannot be used spoils its own row only: one bad row hides no holder.
+ * Returns false with *error set if the answer as a whole is unfit.
  */
 static bool
-read_registry_holders(const PGresult *res, char ***addresses, int *n,
+read_registry_holders(const PGresult *res, Holder **holders, int *n,
 					  const char **error)
 {
 	const char *what = "snowflake_node_lease";
@@ -582,37 +621,43 @@ read_registry_holders(const PGresult *res, char ***addresses, int *n,
 		return false;
 
 	*n = PQntuples(res);
-	*addresses = palloc(sizeof(char *) * Max(*n, 1));
+	*holders = palloc0(sizeof(Holder) * Max(*n, 1));
 	for (int i = 0; i < *n; i++)
 	{
+		Holder	   *h = &(*holders)[i];
 		int64		node_id;
 		const char *address;
-		char	   *problem = NULL;
+		const char *row_error = NULL;
+		char	   *invalid = NULL;
 
 		if (!snowflake_peer_get_int(res, i, node_col, what, 0, PG_INT32_MAX,
 									NULL, &node_id, error))
 			return false;
+		h->node_id = (int) node_id;
 		address = snowflake_peer_get_string(res, i, address_col, what,
-											MAX_ADDRESS_LEN, true, error);
+											SNOWFLAKE_MAX_ADDRESS_LEN, true,
+											&row_error);
 		if (address == NULL)
-			return false;
-		if (!snowflake_address_valid(address, &problem))
-		{
-			*error = psprintf(_("the address of node ID %lld is not usable: %s"),
-							  (long long) node_id, problem);
-			return false;
-		}
-		(*addresses)[i] = pstrdup(address);
+			h->problem = psprintf(_("the registry's address for node ID %d is not usable: %s"),
+								  h->node_id, row_error);
+		else if (!snowflake_address_valid(address, &invalid))
+			h->problem = psprintf(_("the registry's address for node ID %d is not usable: %s"),
+								  h->node_id, invalid);
+		else
+			h->address = pstrdup(address);
 	}
 	return true;
 }
 
 /*
  * Adds the servers that hold a lease in the registry snowflake.node_registry
- * names, each at the address it advertised, with the options of base.
- * This server is among them: it finds itself by its instance token when it
- * asks.  If the list cannot be read, the entry shows the failure and the
- * holders read last time stay targets (add_failed_entry()).
+ * names and generate now, each at the address it reported, with the
+ * options of base, each expected to answer with the node ID of its lease.
+ * This server is among them, if its address is known: it finds itself by
+ * its instance token when it asks.  A row whose address cannot be used
+ * becomes a failed target of its own.  If the list cannot be read, the
+ * entry shows the failure and the holders read last time stay targets
+ * (add_failed_entry()).
  */
 static void
 add_registry_targets(TargetSet *set, const char *base)
@@ -624,7 +669,7 @@ add_registry_targets(TargetSet *set, const char *base)
 	char	   *entry = psprintf("%s%s", SNOWFLAKE_REGISTRY_PREFIX, base);
 	const char *registry = snowflake_node_registry;
 	char		label[PEER_NAME_LEN];
-	char	  **addresses;
+	Holder	   *holders;
 	int			n;
 	bool		ok = false;
 
@@ -644,7 +689,7 @@ add_registry_targets(TargetSet *set, const char *base)
 	snowflake_peer_disconnect(&conn);
 	if (res != NULL)
 	{
-		ok = read_registry_holders(res, &addresses, &n, &error);
+		ok = read_registry_holders(res, &holders, &n, &error);
 		PQclear(res);
 	}
 	else if (error == NULL)
@@ -653,18 +698,41 @@ add_registry_targets(TargetSet *set, const char *base)
 	if (ok)
 	{
 		for (int i = 0; i < n; i++)
-			(void) add_target(set, conninfo_for_address(base, addresses[i]), entry);
+		{
+			Target	   *t;
+
+			if (holders[i].address != NULL)
+			{
+				(void) add_target(set, conninfo_for_address(base, holders[i].address),
+								  holders[i].node_id, entry);
+				continue;
+			}
+			/* a row that cannot be used: shown, and logged once */
+			t = add_target(set, base, holders[i].node_id, entry);
+			if (t == NULL)
+				continue;
+			snprintf(label, sizeof(label), "%snode ID %d",
+					 SNOWFLAKE_REGISTRY_PREFIX, holders[i].node_id);
+			t->label = MemoryContextStrdup(set->cxt, label);
+			t->answer.done = true;
+			t->answer.problem = MemoryContextStrdup(set->cxt, holders[i].problem);
+			t->answer.received_ms = snowflake_wall_clock_ms();
+			if (!t->warned)
+				ereport(WARNING,
+						(errmsg("snowflake peer \"%s\": %s", label, holders[i].problem),
+						 errdetail("The server that holds node ID %d is not checked.",
+								   holders[i].node_id)));
+			t->warned = true;
+		}
 		return;
 	}
 
-	/* named after the registry, where the lookup failed */
-	if (registry == NULL || registry[0] == '\0')
-		strlcpy(label, entry, sizeof(label));
-	else
+	/* named after the registry, where the lookup failed (no password) */
 	{
 		char		where[PEER_NAME_LEN];
 
-		snowflake_describe_peer(registry, where, sizeof(where));
+		snowflake_describe_peer(registry != NULL && registry[0] != '\0' ?
+								registry : base, where, sizeof(where));
 		snprintf(label, sizeof(label), "%s%s", SNOWFLAKE_REGISTRY_PREFIX, where);
 	}
 	add_failed_entry(set, base, entry, label,
@@ -706,7 +774,7 @@ update_targets(void)
 				add_registry_targets(&set, conninfo);
 				break;
 			case SNOWFLAKE_PEER_SERVER:
-				(void) add_target(&set, conninfo, NULL);
+				(void) add_target(&set, conninfo, NOT_A_HOLDER, NULL);
 				break;
 		}
 	}
@@ -834,6 +902,33 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 }
 
 /*
+ * Whether what answered at a lease holder's address is not that holder:
+ * a server with another node ID, or this server for a lease not ours (an
+ * address seen through NAT or a connection pooler, or from the registry's
+ * own host, or forged in the registry).  Returns why, or NULL.  Such an
+ * answer is not judged: it is not the server the registry meant.
+ */
+static const char *
+wrong_holder(const Target *target, const NodeInfo *info)
+{
+	int			expected = target->expected_node_id;
+
+	if (expected < 0)
+		return NULL;
+	if (info->instance_token == peers_shared->instance_token)
+		return expected == snowflake_identity_node_id() ? NULL :
+			psprintf(_("the registry's address for node ID %d reaches this server"),
+					 expected);
+	if (info->node_id == expected)
+		return NULL;
+	if (info->node_id < 0)
+		return psprintf(_("the registry's address for node ID %d reaches a server without a node ID"),
+						expected);
+	return psprintf(_("the registry's address for node ID %d reaches the server of node ID %d"),
+					expected, info->node_id);
+}
+
+/*
  * Asks a target for its node info, within one deadline: connecting if its
  * connection is not open, looking up the schema, calling the function.
  * Fills target->answer.  A target that failed, or answered nonsense, is
@@ -865,6 +960,8 @@ ask_target(Target *target)
 	{
 		a->reachable = read_node_info(res, &a->info, &error);
 		PQclear(res);
+		if (a->reachable && (error = wrong_holder(target, &a->info)) != NULL)
+			a->reachable = false;
 	}
 
 	/*
@@ -943,10 +1040,12 @@ we_yield_to(const SelfView *self, const Answer *a, const char **why)
 }
 
 /*
- * The verdict on one target's answer.
+ * The verdict on one target's answer.  unseen: the peer cannot check this
+ * server (it finds its peers in a registry that does not list us), so on a
+ * conflict we yield whatever the order: the peer would never learn of it.
  */
 static void
-judge_answer(const SelfView *self, const Answer *a, Verdict *v)
+judge_answer(const SelfView *self, const Answer *a, bool unseen, Verdict *v)
 {
 	const NodeInfo *info = &a->info;
 	const SnowflakeLayout *layout = self->layout;
@@ -992,6 +1091,11 @@ judge_answer(const SelfView *self, const Answer *a, Verdict *v)
 	}
 
 	v->we_yield = we_yield_to(self, a, &why);
+	if (unseen)
+	{
+		v->we_yield = true;
+		why = _("which cannot check this server: the registry does not list it");
+	}
 	if (same_node)
 		snprintf(v->status, sizeof(v->status), "conflict: same node ID %d, %s",
 				 info->node_id, why);
@@ -1022,6 +1126,21 @@ apply_conflict_policy(void)
 	snowflake_admission_block(SNOWFLAKE_BLOCK_CONFLICT, detail);
 }
 
+/* Whether any of the n targets came from a "registry:" entry. */
+static bool
+from_registry_entry(const Target *round_targets, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		const char *entry = round_targets[i].entry;
+
+		if (entry != NULL && strncmp(entry, SNOWFLAKE_REGISTRY_PREFIX,
+									 strlen(SNOWFLAKE_REGISTRY_PREFIX)) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Judges a round: a verdict per target (n of them, with their answers),
  * and on the whole.  Pure logic: reads nothing but its arguments.
@@ -1032,11 +1151,22 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 {
 	memset(round, 0, sizeof(RoundVerdict));
 	round->all_reached = true;
+	round->listed = !from_registry_entry(round_targets, n);
+	for (int i = 0; i < n; i++)
+	{
+		const Answer *a = &round_targets[i].answer;
+
+		if (round_targets[i].expected_node_id >= 0 && a->reachable &&
+			a->info.instance_token == self->instance_token)
+			round->listed = true;
+	}
 	for (int i = 0; i < n; i++)
 	{
 		Verdict    *v = &verdicts[i];
 
-		judge_answer(self, &round_targets[i].answer, v);
+		judge_answer(self, &round_targets[i].answer,
+					 !round->listed && round_targets[i].expected_node_id >= 0,
+					 v);
 		if (!round_targets[i].answer.reachable)
 			round->all_reached = false;
 		if (v->we_yield && !round->yield)
@@ -1129,6 +1259,30 @@ publish_round(Target *round_targets, int n, const char *const *names,
 }
 
 /*
+ * Says once, until it changes, that the servers which read their peers
+ * from the registry cannot check this one, which then yields on any
+ * conflict with them (judge_answer()).  Not at the first such round: a
+ * holder's first report, which gives its address, may still be on its way.
+ */
+static void
+report_unlisted(const SelfView *self, const RoundVerdict *round)
+{
+	static int	unlisted_rounds = 0;
+
+	if (round->listed || self->node_id < 0 || self->in_recovery)
+	{
+		unlisted_rounds = 0;
+		return;
+	}
+	if (unlisted_rounds < 2 && ++unlisted_rounds == 2)
+		ereport(WARNING,
+				(errmsg("the servers that find their peers in the snowflake registry cannot check this server"),
+				 errdetail("No address the registry lists for its lease holders reaches this server and its extension; on a node ID conflict with one of those servers, this server stops generating IDs."),
+				 errhint("A server with a leased node ID is listed at the address of its reports: set \"%s\" if the registry cannot reach it at the address it sees.",
+						 "snowflake.advertise_address")));
+}
+
+/*
  * After a round: every ID this server issues from now on is above the last
  * ID each peer of our layout had issued when it answered.  So an ID a
  * listed server issued is below every ID issued here a round later,
@@ -1202,6 +1356,7 @@ check_peers(void)
 
 	/* publish */
 	publish_round(targets, ntargets, (const char *const *) names, verdicts, &round);
+	report_unlisted(&self, &round);
 
 	/* a whole round with our node ID known: generation may begin */
 	if (self.node_id >= 0)

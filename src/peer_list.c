@@ -133,11 +133,12 @@ snowflake_peer_list_parse(const char *value, char **error)
 	foreach(lc, entries)
 	{
 		const char *conninfo;
+		SnowflakePeerKind kind;
 		char	   *libpq_error = NULL;
 		PQconninfoOption *opts;
 
 		n++;
-		(void) entry_kind((const char *) lfirst(lc), &conninfo);
+		kind = entry_kind((const char *) lfirst(lc), &conninfo);
 		if (conninfo[0] == '\0')
 		{
 			/* an empty connection string means the local default server */
@@ -159,6 +160,27 @@ snowflake_peer_list_parse(const char *value, char **error)
 				problem = psprintf(_("Entry %d of the list is not a valid connection string: %s"),
 								   n, _("out of memory"));
 			goto done;
+		}
+		if (kind == SNOWFLAKE_PEER_REGISTRY)
+		{
+			/* each holder's address takes their place: say so, not ignore */
+			for (PQconninfoOption *o = opts; o->keyword; o++)
+			{
+				if (o->val != NULL && o->val[0] != '\0' &&
+					(strcmp(o->keyword, "host") == 0 ||
+					 strcmp(o->keyword, "hostaddr") == 0 ||
+					 strcmp(o->keyword, "port") == 0))
+				{
+					problem = psprintf(_("Entry %d of the list sets \"%s\", which the address of each lease holder replaces."),
+									   n, o->keyword);
+					break;
+				}
+			}
+			if (problem != NULL)
+			{
+				PQconninfoFree(opts);
+				goto done;
+			}
 		}
 		PQconninfoFree(opts);
 		size += strlen(conninfo) + 1;
@@ -229,49 +251,80 @@ snowflake_conninfo_valid(const char *conninfo, char **error)
 }
 
 /*
- * True when address is how peers may reach a server: a connection string
- * or URI that sets host or hostaddr (or both), and perhaps port, and
+ * True when address is how peers may reach one server over the network:
+ * a connection string or URI, at most SNOWFLAKE_MAX_ADDRESS_LEN bytes,
+ * that sets one host name or one host address, and perhaps a port, and
  * nothing else (what snowflake.advertise_address holds, and what a lease
- * holder's row in the registry says).  Else sets *error to a palloc'd
- * sentence.  The database, the user and every other option are the
- * checking server's, from its "registry:" entry: an address that set them
- * would choose them for it.
+ * holder's row in the registry says).  Else sets *reason to a palloc'd
+ * phrase that says why, for a message of the caller's.
+ *
+ * Why so narrow: the database, the user and every other option are the
+ * checking server's, from its "registry:" entry; an address that set them
+ * would choose them for it.  Not both host and hostaddr: libpq would look
+ * up the password in ~/.pgpass by the name and send it to the address, so
+ * that a forged address could collect the password of a real name.  Not a
+ * list of hosts, and not a socket directory, which names a server local to
+ * whoever connects.
  */
 bool
-snowflake_address_valid(const char *address, char **error)
+snowflake_address_valid(const char *address, char **reason)
 {
 	PQconninfoOption *opts;
-	bool		has_host = false;
+	char	   *libpq_error = NULL;
+	const char *host = NULL;
+	const char *hostaddr = NULL;
+	const char *port = NULL;
 	const char *other = NULL;
 
-	if (!snowflake_conninfo_valid(address, error))
+	if (strlen(address) > SNOWFLAKE_MAX_ADDRESS_LEN)
+	{
+		*reason = psprintf(_("it is longer than %d bytes"), SNOWFLAKE_MAX_ADDRESS_LEN);
 		return false;
-	opts = PQconninfoParse(address, NULL);
+	}
+	opts = PQconninfoParse(address, &libpq_error);
 	if (opts == NULL)
 	{
-		*error = psprintf(_("It is not a valid connection string: %s"), _("out of memory"));
+		if (libpq_error)
+		{
+			/* libpq's message ends with a newline */
+			libpq_error[strcspn(libpq_error, "\n")] = '\0';
+			*reason = psprintf(_("it is not a valid connection string: %s"), libpq_error);
+			PQfreemem(libpq_error);
+		}
+		else
+			*reason = psprintf(_("it is not a valid connection string: %s"), _("out of memory"));
 		return false;
 	}
 	for (PQconninfoOption *o = opts; o->keyword; o++)
 	{
-		if (o->val == NULL)
+		if (o->val == NULL || o->val[0] == '\0')
 			continue;
-		if (strcmp(o->keyword, "host") == 0 || strcmp(o->keyword, "hostaddr") == 0)
-			has_host = has_host || o->val[0] != '\0';
-		else if (strcmp(o->keyword, "port") != 0 && other == NULL)
-			other = pstrdup(o->keyword);
+		if (strcmp(o->keyword, "host") == 0)
+			host = o->val;
+		else if (strcmp(o->keyword, "hostaddr") == 0)
+			hostaddr = o->val;
+		else if (strcmp(o->keyword, "port") == 0)
+			port = o->val;
+		else if (other == NULL)
+			other = o->keyword;
 	}
-	PQconninfoFree(opts);
+
+	*reason = NULL;
 	if (other != NULL)
-	{
-		*error = psprintf(_("An address may set only \"%s\", \"%s\" and \"%s\", not \"%s\"."),
-						  "host", "hostaddr", "port", other);
-		return false;
-	}
-	if (!has_host)
-	{
-		*error = psprintf(_("An address must set \"%s\" or \"%s\"."), "host", "hostaddr");
-		return false;
-	}
-	return true;
+		*reason = psprintf(_("it sets \"%s\"; an address sets only \"%s\" or \"%s\", and \"%s\""),
+						   other, "host", "hostaddr", "port");
+	else if (host != NULL && hostaddr != NULL)
+		*reason = psprintf(_("it sets both \"%s\" and \"%s\""), "host", "hostaddr");
+	else if (host == NULL && hostaddr == NULL)
+		*reason = psprintf(_("it sets neither \"%s\" nor \"%s\""), "host", "hostaddr");
+	else if (strchr(host ? host : hostaddr, ',') != NULL)
+		*reason = pstrdup(_("it names a list of servers"));
+	else if (host != NULL && (host[0] == '/' || host[0] == '@'))
+		*reason = pstrdup(_("it names a Unix-domain socket"));
+	else if (port != NULL &&
+			 (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 ||
+			  atoi(port) < 1 || atoi(port) > 65535))
+		*reason = psprintf(_("its port is not a number from %d to %d"), 1, 65535);
+	PQconninfoFree(opts);
+	return *reason == NULL;
 }

@@ -20,6 +20,9 @@
  * registry snowflake.node_registry names */
 #define SNOWFLAKE_REGISTRY_PREFIX	"registry:"
 
+/* the longest address (snowflake.advertise_address, a lease's address) */
+#define SNOWFLAKE_MAX_ADDRESS_LEN	1024
+
 typedef enum SnowflakePeerKind
 {
 	SNOWFLAKE_PEER_SERVER,		/* one server */
@@ -57,7 +60,7 @@ snowflake_peer_conninfo(const SnowflakePeerList *list, int i)
 extern SnowflakePeerList *snowflake_peer_list_parse(const char *value,
 													char **error);
 extern bool snowflake_conninfo_valid(const char *conninfo, char **error);
-extern bool snowflake_address_valid(const char *address, char **error);
+extern bool snowflake_address_valid(const char *address, char **reason);
 
 /*
  * The list in force: set by the assign hook of snowflake.peers (guc.c),

@@ -154,5 +154,70 @@ $behind->poll_query_until('postgres',
 my $y = $behind->safe_psql('postgres', 'SELECT snowflake_nextval()');
 ok($y > $x, 'an ID made on a holder 5 s behind, a round after one made on another, is larger');
 
-$_->stop for (@servers, $late, $registry);
+# --- rows the checker must not trust ---------------------------------------------------
+# Planted by the registry's superuser, as a forged or broken row would be:
+# an address with more than an address in it, one with both a host name
+# and a host address (libpq would send the password of the name to the
+# address), and one that reaches a server holding another node ID.
+my $port_a = $servers[0]->port;
+$registry->safe_psql('postgres', qq{
+	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
+	                                  floor_id, high_water_id, claimed_at, instance_token,
+	                                  active_until, address)
+	SELECT id, 0, 0, 'planted', '1735689600000/10/12', 0, 0, now(), 1, now() + interval '1 hour', a
+	  FROM (VALUES (50, 'host=127.0.0.1 dbname=other'),
+	               (51, 'host=db3.internal hostaddr=127.0.0.1 port=$port_a'),
+	               (52, 'hostaddr=127.0.0.1 port=$port_a')) v(id, a)});
+my $planted = q{SELECT string_agg(peer || ' ' || status, E'\n' ORDER BY peer) FROM snowflake_peers()
+	WHERE peer LIKE 'registry:node ID %' OR status LIKE '%node ID 52%'};
+my $planted_want = join("\n",
+	'host=127.0.0.1 port=' . $port_a . ' dbname=postgres unreachable: the registry\'s address for node ID 52 reaches the server of node ID ' . $ids[0],
+	'registry:node ID 50 unreachable: the registry\'s address for node ID 50 is not usable: it sets "dbname"; an address sets only "host" or "hostaddr", and "port"',
+	'registry:node ID 51 unreachable: the registry\'s address for node ID 51 is not usable: it sets both "host" and "hostaddr"');
+ok($servers[1]->poll_query_until('postgres', $planted, $planted_want),
+	'a row with more than an address, and one with a host name and a host address, are not used; a row that reaches another holder is not judged')
+  or diag($servers[1]->safe_psql('postgres', $planted));
+ok($servers[1]->poll_query_until('postgres',
+		"SELECT count(*) = 4 FROM snowflake_peers() WHERE reachable AND (status LIKE 'ok: node %' OR status = 'this server')"),
+	'the bad rows hide none of the real holders');
+ok($servers[0]->poll_query_until('postgres',
+		"SELECT status = 'unreachable: the registry''s address for node ID 52 reaches this server'"
+		  . " FROM snowflake_peers() WHERE peer = 'host=127.0.0.1 port=$port_a dbname=postgres'"
+		  . " AND status LIKE '%52%'"),
+	'the holder that a planted row points at does not take it for itself');
+
+# --- a holder stopped cleanly is no longer asked for --------------------------------------
+$late->stop;
+ok($servers[1]->poll_query_until('postgres',
+		"SELECT count(*) = 0 FROM snowflake_peers() WHERE node_id = $late_id OR status LIKE '%node $late_id%'"
+		  . " OR peer LIKE '%port=" . $late->port . " %'"),
+	'a holder stopped cleanly drops out of the list');
+
+# --- a server the registry does not list yields: the holders cannot check it -----------
+# It has node ID 4 by hand and generates first; then a new holder leases
+# node ID 4 (the registry knows nothing of hand-set numbers).  By the
+# order alone the holder would yield, but it never asks the hand-set
+# server: the hand-set server must stop.
+my $manual = holder('manual', "snowflake.node_id = 4\n");
+$manual->start;
+$manual->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$manual->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'the hand-set server does not generate';
+$manual->safe_psql('postgres', 'SELECT snowflake_nextval()');
+my $newcomer = holder('server_e');
+$newcomer->start;
+$newcomer->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+is(wait_for_node_id($newcomer), '4', 'a new holder leases node ID 4, which a server not in the registry has by hand');
+ok($manual->poll_query_until('postgres',
+		"SELECT status LIKE 'conflict: same node ID 4, which cannot check this server%'"
+		  . " FROM snowflake_peers() WHERE node_id = 4 AND reachable"),
+	'the hand-set server sees the conflict, and that the holder cannot see it');
+is($manual->psql('postgres', 'SELECT snowflake_nextval()'), 3,
+	'the hand-set server, which began generating first, stops: the holder would never learn of the conflict');
+ok($newcomer->poll_query_until('postgres', 'SELECT snowflake_nextval() > 0'),
+	'the holder generates');
+ok($manual->log_contains('the servers that find their peers in the snowflake registry cannot check this server'),
+	'the hand-set server says that the registry does not list it');
+
+$_->stop for (@servers, $manual, $newcomer, $registry);
 done_testing();
