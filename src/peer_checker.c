@@ -130,11 +130,13 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
  * The holders of the registry's leases whose run is active now, by the
  * registry's clock, and whose address is known, in the schema of its
  * extension (%s); one more than can be checked (%d), so that a longer list
- * is noticed.  A holder stopped cleanly, or gone longer than its active
+ * is noticed.  Addresses are cut one character past the longest allowed:
+ * a row of any size costs a bounded answer, and is refused on its own.  A holder stopped cleanly, or gone longer than its active
  * time, generates nothing and is not asked for.
  */
 #define REGISTRY_HOLDERS_QUERY \
-	"SELECT l.node_id, l.address FROM %s.snowflake_node_lease l" \
+	"SELECT l.node_id, pg_catalog.\"left\"(l.address, 1025) AS address" \
+	" FROM %s.snowflake_node_lease l" \
 	" WHERE l.released_at IS NULL AND l.address IS NOT NULL" \
 	" AND l.active_until OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp()" \
 	" ORDER BY l.node_id LIMIT %d"
@@ -371,12 +373,18 @@ conninfo_for_node(const char *base, const char *host, int port)
 	char		port_text[16];
 
 	snprintf(port_text, sizeof(port_text), "%d", port);
-	return conninfo_at(base, host, NULL, port_text);
+	/* hostaddr set empty: none from the environment (conninfo_for_address()) */
+	return conninfo_at(base, host, "", port_text);
 }
 
 /*
  * One holder of a lease: conninfo_at() with the host, hostaddr and port of
- * its address (checked by snowflake_address_valid(): it sets nothing else).
+ * its address (checked by snowflake_address_valid(): it sets nothing else,
+ * and host or hostaddr, not both).  All three are set, so that nothing
+ * comes from a service file or the environment (PGHOST, PGHOSTADDR): libpq
+ * looks up the password in ~/.pgpass by host, and it must be the server
+ * connected to.  An address by number is also the host; a name has an
+ * empty hostaddr; no port is the default port.
  */
 static char *
 conninfo_for_address(const char *base, const char *address)
@@ -398,7 +406,12 @@ conninfo_for_address(const char *base, const char *address)
 		else if (strcmp(o->keyword, "port") == 0)
 			port = o->val;
 	}
-	result = conninfo_at(base, host, hostaddr, port);
+	if (hostaddr != NULL)
+		host = hostaddr;
+	else
+		hostaddr = "";
+	result = conninfo_at(base, host ? host : "", hostaddr,
+						 port ? port : DEF_PGPORT_STR);
 	if (opts)
 		PQconninfoFree(opts);
 	return result;
@@ -511,7 +524,7 @@ static void
 add_failed_entry(TargetSet *set, const char *base, const char *entry,
 				 const char *label, const char *problem, bool timed_out)
 {
-	Target	   *t = add_target(set, base, FAILED_ENTRY, NULL);
+	Target	   *t = add_target(set, base, FAILED_ENTRY, entry);
 
 	if (t != NULL)
 	{

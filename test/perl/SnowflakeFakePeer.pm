@@ -113,6 +113,14 @@ sub connstr
 	return "host=$host$extra port=$self->{port} dbname=postgres user=checker";
 }
 
+# The passwords that clients sent it (attack "startup:password"), one per line.
+sub passwords
+{
+	my ($self) = @_;
+	my $file = "$self->{dir}/passwords";
+	return -e $file ? PostgreSQL::Test::Utils::slurp_file($file) : '';
+}
+
 # Changes the scenario: the given keys, the others kept.
 sub set
 {
@@ -513,8 +521,24 @@ sub _reply_attack
 # a bad answer to a new connection; never returns
 sub _startup_attack
 {
-	my ($sock, $kind) = @_;
-	if ($kind eq 'hang')
+	my ($sock, $kind, $dir) = @_;
+	if ($kind eq 'password')
+	{
+		# asks for the password in clear text, and keeps what it is sent
+		_send($sock, _msg('R', pack('N', 3)));
+		my ($type, $mlen) = unpack('aN', _read_n($sock, 5));
+		my $body = _read_n($sock, $mlen - 4);
+		if ($type eq 'p')
+		{
+			$body =~ s/\0$//;
+			open(my $fh, '>>', "$dir/passwords") or die "fake peer: $dir/passwords: $!";
+			print $fh "$body\n";
+			close $fh;
+		}
+		_send($sock, _error('FATAL', 'fake refusal'));
+		POSIX::_exit(0);
+	}
+	elsif ($kind eq 'hang')
 	{
 		_linger($sock);
 	}
@@ -569,7 +593,7 @@ sub _serve
 	my $gen = $s->{gen};
 	_note_query($dir, 'startup', $gen);
 	my ($which, $kind) = split /:/, ($s->{attack} // ''), 2;
-	_startup_attack($sock, $kind) if ($which // '') eq 'startup';
+	_startup_attack($sock, $kind, $dir) if ($which // '') eq 'startup';
 
 	# a newer libpq may ask for a later minor version (3.2, or a made-up
 	# one to keep servers honest): this server speaks 3.0

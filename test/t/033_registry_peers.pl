@@ -12,6 +12,7 @@ use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use SnowflakeTest;
+use SnowflakeFakePeer;
 use Test::More;
 
 skip_all_without_faketime();
@@ -158,7 +159,8 @@ ok($y > $x, 'an ID made on a holder 5 s behind, a round after one made on anothe
 # Planted by the registry's superuser, as a forged or broken row would be:
 # an address with more than an address in it, one with both a host name
 # and a host address (libpq would send the password of the name to the
-# address), and one that reaches a server holding another node ID.
+# address), one that reaches a server holding another node ID, and one of
+# about 100 MB, more than the checker may hold.
 my $port_a = $servers[0]->port;
 $registry->safe_psql('postgres', qq{
 	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
@@ -167,15 +169,17 @@ $registry->safe_psql('postgres', qq{
 	SELECT id, 0, 0, 'planted', '1735689600000/10/12', 0, 0, now(), 1, now() + interval '1 hour', a
 	  FROM (VALUES (50, 'host=127.0.0.1 dbname=other'),
 	               (51, 'host=db3.internal hostaddr=127.0.0.1 port=$port_a'),
-	               (52, 'hostaddr=127.0.0.1 port=$port_a')) v(id, a)});
+	               (52, 'hostaddr=127.0.0.1 port=$port_a'),
+	               (54, 'host=127.0.0.1 ' || repeat(md5('54'), 3200000))) v(id, a)});
 my $planted = q{SELECT string_agg(peer || ' ' || status, E'\n' ORDER BY peer) FROM snowflake_peers()
 	WHERE peer LIKE 'registry:node ID %' OR status LIKE '%node ID 52%'};
 my $planted_want = join("\n",
 	'host=127.0.0.1 port=' . $port_a . ' dbname=postgres unreachable: the registry\'s address for node ID 52 reaches the server of node ID ' . $ids[0],
 	'registry:node ID 50 unreachable: the registry\'s address for node ID 50 is not usable: it sets "dbname"; an address sets only "host" or "hostaddr", and "port"',
-	'registry:node ID 51 unreachable: the registry\'s address for node ID 51 is not usable: it sets both "host" and "hostaddr"');
+	'registry:node ID 51 unreachable: the registry\'s address for node ID 51 is not usable: it sets both "host" and "hostaddr"',
+	'registry:node ID 54 unreachable: the registry\'s address for node ID 54 is not usable: column "address" of snowflake_node_lease is longer than 1024 bytes');
 ok($servers[1]->poll_query_until('postgres', $planted, $planted_want),
-	'a row with more than an address, and one with a host name and a host address, are not used; a row that reaches another holder is not judged')
+	'a row with more than an address, one with a host name and a host address, and one of 100 MB are not used; a row that reaches another holder is not judged')
   or diag($servers[1]->safe_psql('postgres', $planted));
 ok($servers[1]->poll_query_until('postgres',
 		"SELECT count(*) = 4 FROM snowflake_peers() WHERE reachable AND (status LIKE 'ok: node %' OR status = 'this server')"),
@@ -185,6 +189,37 @@ ok($servers[0]->poll_query_until('postgres',
 		  . " FROM snowflake_peers() WHERE peer = 'host=127.0.0.1 port=$port_a dbname=postgres'"
 		  . " AND status LIKE '%52%'"),
 	'the holder that a planted row points at does not take it for itself');
+
+# --- no password for a forged address ---------------------------------------------------
+# A row that names a fake server by number only.  libpq looks up the
+# password in ~/.pgpass by the host name; were it left unset, it would come
+# from the environment (PGHOST: here the socket directory), and the
+# password of that name would go to the forged address.
+my $fake = SnowflakeFakePeer->new(PostgreSQL::Test::Utils::tempdir() . '/fake');
+$fake->set(attack => 'startup:password');
+my $passfile = PostgreSQL::Test::Utils::tempdir() . '/pgpass';
+open(my $pf, '>', $passfile) or die "$passfile: $!";
+print $pf $servers[1]->host . ":*:*:*:secret-of-the-socket-host\n";
+print $pf "localhost:*:*:*:secret-of-localhost\n";
+close $pf;
+chmod 0600, $passfile;
+$servers[1]->safe_psql('postgres', qq{
+	ALTER SYSTEM SET snowflake.peers = 'registry:dbname=postgres passfile=$passfile';
+	SELECT pg_reload_conf()});
+$registry->safe_psql('postgres', "
+	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
+	                                  floor_id, high_water_id, claimed_at, instance_token,
+	                                  active_until, address)
+	VALUES (53, 0, 0, 'planted', '1735689600000/10/12', 0, 0, now(), 1, now() + interval '1 hour',
+	        'hostaddr=127.0.0.1 port=" . $fake->port . "')");
+ok($servers[1]->poll_query_until('postgres',
+		"SELECT status LIKE 'unreachable: %' FROM snowflake_peers()"
+		  . " WHERE peer = 'host=127.0.0.1 port=" . $fake->port . " dbname=postgres'"),
+	'the checker tried the forged address');
+unlike($fake->passwords, qr/secret-of/, 'and sent it no password of another host');
+$registry->safe_psql('postgres', 'DELETE FROM snowflake_node_lease WHERE node_id = 53');
+$servers[1]->safe_psql('postgres', 'ALTER SYSTEM RESET snowflake.peers; SELECT pg_reload_conf()');
+$fake->stop;
 
 # --- a holder stopped cleanly is no longer asked for --------------------------------------
 $late->stop;
