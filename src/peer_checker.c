@@ -379,42 +379,17 @@ conninfo_for_node(const char *base, const char *host, int port)
 
 /*
  * One holder of a lease: conninfo_at() with the host, hostaddr and port of
- * its address (checked by snowflake_address_valid(): it sets nothing else,
- * and host or hostaddr, not both).  All three are set, so that nothing
+ * its address, as snowflake_address_parse() read it.  All three are set, so that nothing
  * comes from a service file or the environment (PGHOST, PGHOSTADDR): libpq
  * looks up the password in ~/.pgpass by host, and it must be the server
  * connected to.  An address by number is also the host; a name has an
  * empty hostaddr; no port is the default port.
  */
 static char *
-conninfo_for_address(const char *base, const char *address)
+conninfo_for_address(const char *base, const SnowflakeAddress *address)
 {
-	PQconninfoOption *opts = PQconninfoParse(address, NULL);
-	const char *host = NULL;
-	const char *hostaddr = NULL;
-	const char *port = NULL;
-	char	   *result;
-
-	for (PQconninfoOption *o = opts; o && o->keyword; o++)
-	{
-		if (o->val == NULL)
-			continue;
-		if (strcmp(o->keyword, "host") == 0)
-			host = o->val;
-		else if (strcmp(o->keyword, "hostaddr") == 0)
-			hostaddr = o->val;
-		else if (strcmp(o->keyword, "port") == 0)
-			port = o->val;
-	}
-	if (hostaddr != NULL)
-		host = hostaddr;
-	else
-		hostaddr = "";
-	result = conninfo_at(base, host ? host : "", hostaddr,
-						 port ? port : DEF_PGPORT_STR);
-	if (opts)
-		PQconninfoFree(opts);
-	return result;
+	return conninfo_at(base, address->host, address->by_number ? address->host : "",
+					   address->port ? address->port : DEF_PGPORT_STR);
 }
 
 /* The targets being built for a round, and those of the last one */
@@ -606,8 +581,9 @@ add_citus_targets(TargetSet *set, const char *base)
 typedef struct Holder
 {
 	int			node_id;
-	const char *address;		/* NULL if not usable */
-	const char *problem;		/* why not */
+	bool		usable;
+	SnowflakeAddress address;	/* if usable */
+	const char *problem;		/* if not, why */
 } Holder;
 
 /*
@@ -653,11 +629,11 @@ read_registry_holders(const PGresult *res, Holder **holders, int *n,
 		if (address == NULL)
 			h->problem = psprintf(_("the registry's address for node ID %d is not usable: %s"),
 								  h->node_id, row_error);
-		else if (!snowflake_address_valid(address, &invalid))
+		else if (!snowflake_address_parse(address, &h->address, &invalid))
 			h->problem = psprintf(_("the registry's address for node ID %d is not usable: %s"),
 								  h->node_id, invalid);
 		else
-			h->address = pstrdup(address);
+			h->usable = true;
 	}
 	return true;
 }
@@ -714,9 +690,9 @@ add_registry_targets(TargetSet *set, const char *base)
 		{
 			Target	   *t;
 
-			if (holders[i].address != NULL)
+			if (holders[i].usable)
 			{
-				(void) add_target(set, conninfo_for_address(base, holders[i].address),
+				(void) add_target(set, conninfo_for_address(base, &holders[i].address),
 								  holders[i].node_id, entry);
 				continue;
 			}

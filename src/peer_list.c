@@ -255,8 +255,9 @@ snowflake_conninfo_valid(const char *conninfo, char **error)
  * a connection string or URI, at most SNOWFLAKE_MAX_ADDRESS_LEN bytes,
  * that sets one host name or one host address, and perhaps a port, and
  * nothing else (what snowflake.advertise_address holds, and what a lease
- * holder's row in the registry says).  Else sets *reason to a palloc'd
- * phrase that says why, for a message of the caller's.
+ * holder's row in the registry says).  Sets *parts, if not NULL, to the
+ * server it names (empty values count as not set); else sets *reason to a
+ * palloc'd phrase that says why, for a message of the caller's.
  *
  * Why so narrow: the database, the user and every other option are the
  * checking server's, from its "registry:" entry; an address that set them
@@ -267,7 +268,8 @@ snowflake_conninfo_valid(const char *conninfo, char **error)
  * whoever connects.
  */
 bool
-snowflake_address_valid(const char *address, char **reason)
+snowflake_address_parse(const char *address, SnowflakeAddress *parts,
+						char **reason)
 {
 	PQconninfoOption *opts;
 	char	   *libpq_error = NULL;
@@ -325,6 +327,19 @@ snowflake_address_valid(const char *address, char **reason)
 			 (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 ||
 			  atoi(port) < 1 || atoi(port) > 65535))
 		*reason = psprintf(_("its port is not a number from %d to %d"), 1, 65535);
+	if (*reason == NULL && parts != NULL)
+	{
+		parts->by_number = hostaddr != NULL;
+		parts->host = pstrdup(host ? host : hostaddr);
+		parts->port = port ? pstrdup(port) : NULL;
+	}
 	PQconninfoFree(opts);
 	return *reason == NULL;
+}
+
+/* snowflake_address_parse() without the parts */
+bool
+snowflake_address_valid(const char *address, char **reason)
+{
+	return snowflake_address_parse(address, NULL, reason);
 }

@@ -60,6 +60,16 @@ snowflake_peer_conninfo(const SnowflakePeerList *list, int i)
 extern SnowflakePeerList *snowflake_peer_list_parse(const char *value,
 													char **error);
 extern bool snowflake_conninfo_valid(const char *conninfo, char **error);
+/* The server an address names (snowflake_address_parse()) */
+typedef struct SnowflakeAddress
+{
+	char	   *host;			/* a host name, or a number if by_number */
+	bool		by_number;		/* given as hostaddr */
+	char	   *port;			/* NULL: the default port */
+} SnowflakeAddress;
+
+extern bool snowflake_address_parse(const char *address,
+									SnowflakeAddress *parts, char **reason);
 extern bool snowflake_address_valid(const char *address, char **reason);
 
 /*
