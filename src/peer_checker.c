@@ -141,10 +141,25 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 	" AND l.active_until OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp()" \
 	" ORDER BY l.node_id LIMIT %d"
 
+/*
+ * Whether the registry leases node ID %d to a run active now (in the
+ * schema %s).  Asked by a server whose node ID is not leased (set by hand,
+ * or from Citus): such a lease is another server with our node ID, which
+ * cannot check us, whatever its address says.  A row that was never
+ * active (an operator's reservation of a hand-set number) is no holder.
+ */
+#define REGISTRY_LEASED_QUERY \
+	"SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l" \
+	" WHERE l.node_id OPERATOR(pg_catalog.=) %d AND l.released_at IS NULL" \
+	" AND l.active_until OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp())" \
+	" AS leased"
+
 /* expected_node_id of a target that is no lease holder */
 #define NOT_A_HOLDER			(-1)
-/* ... and of an entry whose list could not be read */
+/* ... of an entry whose list could not be read */
 #define FAILED_ENTRY			(-2)
+/* ... and of a lease of our own node ID, held by another server */
+#define LEASED_TO_OTHER			(-3)
 
 /* What the checker last saw of one peer, as snowflake_peers() shows it */
 typedef struct PeerStatus
@@ -216,6 +231,10 @@ typedef struct Target
 								 * if a Citus node or a lease holder */
 	char	   *label;			/* its name in snowflake_peers(), if not
 								 * made from conninfo */
+	int			leased_node_id; /* LEASED_TO_OTHER: our node ID, which the
+								 * registry leases to another server */
+	bool		synthetic;		/* its answer was made here, not asked for:
+								 * a failed lookup or row; never carried */
 	PGconn	   *conn;
 	bool		warned;			/* we logged that it conflicts with us */
 	Answer		answer;			/* this round's */
@@ -504,6 +523,7 @@ add_failed_entry(TargetSet *set, const char *base, const char *entry,
 	if (t != NULL)
 	{
 		t->label = label ? MemoryContextStrdup(set->cxt, label) : NULL;
+		t->synthetic = true;
 		t->answer.done = true;
 		t->answer.hanging = timed_out;
 		t->answer.problem = problem;
@@ -526,7 +546,7 @@ add_failed_entry(TargetSet *set, const char *base, const char *entry,
 	for (int i = 0; i < ntargets; i++)
 	{
 		if (targets[i].conninfo != NULL && targets[i].entry != NULL &&
-			strcmp(targets[i].entry, entry) == 0)
+			!targets[i].synthetic && strcmp(targets[i].entry, entry) == 0)
 			(void) add_target(set, targets[i].conninfo,
 							  targets[i].expected_node_id, entry);
 	}
@@ -638,6 +658,21 @@ read_registry_holders(const PGresult *res, Holder **holders, int *n,
 	return true;
 }
 
+/* Reads the answer of REGISTRY_LEASED_QUERY into *leased. */
+static bool
+read_own_lease(const PGresult *res, bool *leased, const char **error)
+{
+	const char *what = "snowflake_node_lease";
+	int			col;
+
+	if (!snowflake_peer_check_rows(res, what, 1, 1, 1, error))
+		return false;
+	col = snowflake_peer_column(res, what, "leased", BOOLOID, true, error);
+	if (col < 0)
+		return false;
+	return snowflake_peer_get_bool(res, 0, col, what, leased, error);
+}
+
 /*
  * Adds the servers that hold a lease in the registry snowflake.node_registry
  * names and generate now, each at the address it reported, with the
@@ -661,6 +696,11 @@ add_registry_targets(TargetSet *set, const char *base)
 	Holder	   *holders;
 	int			n;
 	bool		ok = false;
+	int			own = snowflake_identity_node_id();
+	bool		ask_own = own >= 0 && snowflake_node_source() != SNOWFLAKE_NODE_REGISTRY &&
+		!RecoveryInProgress();
+	PGresult   *own_res = NULL;
+	bool		leased = false;
 
 	/* a connection of its own, closed at once: it is a lookup */
 	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
@@ -674,6 +714,10 @@ add_registry_targets(TargetSet *set, const char *base)
 			res = snowflake_peer_query(&conn,
 									   psprintf(REGISTRY_HOLDERS_QUERY, schema, MAX_PEERS + 1),
 									   &ex);
+		if (res != NULL && ask_own)
+			own_res = snowflake_peer_query(&conn,
+										   psprintf(REGISTRY_LEASED_QUERY, schema, own),
+										   &ex);
 	}
 	snowflake_peer_disconnect(&conn);
 	if (res != NULL)
@@ -683,9 +727,34 @@ add_registry_targets(TargetSet *set, const char *base)
 	}
 	else if (error == NULL)
 		error = ex.error;
+	if (ok && ask_own)
+	{
+		ok = own_res != NULL &&
+			read_own_lease(own_res, &leased, &error);
+		if (own_res == NULL && error == NULL)
+			error = ex.error;
+	}
+	if (own_res != NULL)
+		PQclear(own_res);
 
 	if (ok)
 	{
+		if (leased)
+		{
+			Target	   *t = add_target(set, base, LEASED_TO_OTHER, entry);
+
+			if (t != NULL)
+			{
+				snprintf(label, sizeof(label), "%snode ID %d",
+						 SNOWFLAKE_REGISTRY_PREFIX, own);
+				t->label = MemoryContextStrdup(set->cxt, label);
+				t->leased_node_id = own;
+				t->synthetic = true;
+				t->answer.done = true;
+				t->answer.problem = _("leased to another server");
+				t->answer.received_ms = snowflake_wall_clock_ms();
+			}
+		}
 		for (int i = 0; i < n; i++)
 		{
 			Target	   *t;
@@ -703,6 +772,7 @@ add_registry_targets(TargetSet *set, const char *base)
 			snprintf(label, sizeof(label), "%snode ID %d",
 					 SNOWFLAKE_REGISTRY_PREFIX, holders[i].node_id);
 			t->label = MemoryContextStrdup(set->cxt, label);
+			t->synthetic = true;
 			t->answer.done = true;
 			t->answer.problem = MemoryContextStrdup(set->cxt, holders[i].problem);
 			t->answer.received_ms = snowflake_wall_clock_ms();
@@ -1153,9 +1223,19 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 	{
 		Verdict    *v = &verdicts[i];
 
-		judge_answer(self, &round_targets[i].answer,
-					 !round->listed && round_targets[i].expected_node_id >= 0,
-					 v);
+		if (round_targets[i].expected_node_id == LEASED_TO_OTHER)
+		{
+			/* the lease alone proves it: no address needed */
+			memset(v, 0, sizeof(Verdict));
+			v->conflicts = v->we_yield = true;
+			snprintf(v->status, sizeof(v->status),
+					 "conflict: the registry leases node ID %d to another server, which cannot check this server",
+					 round_targets[i].leased_node_id);
+		}
+		else
+			judge_answer(self, &round_targets[i].answer,
+						 !round->listed && round_targets[i].expected_node_id >= 0,
+						 v);
 		if (!round_targets[i].answer.reachable)
 			round->all_reached = false;
 		if (v->we_yield && !round->yield)

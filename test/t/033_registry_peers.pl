@@ -254,5 +254,19 @@ ok($newcomer->poll_query_until('postgres', 'SELECT snowflake_nextval() > 0'),
 ok($manual->log_contains('the servers that find their peers in the snowflake registry cannot check this server'),
 	'the hand-set server says that the registry does not list it');
 
-$_->stop for (@servers, $manual, $newcomer, $registry);
+# --- a lease proves a conflict without an address --------------------------------------
+# A server with node ID 50 by hand, which the registry leases to a run
+# active now whose address cannot be used: the lease alone says that
+# another server generates with node ID 50.
+my $manual50 = holder('manual50', "snowflake.node_id = 50\n");
+$manual50->start;
+$manual50->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+ok($manual50->poll_query_until('postgres',
+		"SELECT status = 'conflict: the registry leases node ID 50 to another server, which cannot check this server'"
+		  . " FROM snowflake_peers() WHERE peer = 'registry:node ID 50' AND status LIKE 'conflict%'"),
+	'a server with a node ID by hand that the registry leases to an active run sees the conflict in the lease');
+is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
+	'and generates no ID, though the holder\'s address cannot be used');
+
+$_->stop for (@servers, $manual, $manual50, $newcomer, $registry);
 done_testing();
