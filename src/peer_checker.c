@@ -142,17 +142,20 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 	" ORDER BY l.node_id LIMIT %d"
 
 /*
- * Whether the registry leases node ID %d to a run active now (in the
- * schema %s).  Asked by a server whose node ID is not leased (set by hand,
- * or from Citus): such a lease is another server with our node ID, which
- * cannot check us, whatever its address says.  A row that was never
- * active (an operator's reservation of a hand-set number) is no holder.
+ * Whether the registry leases node ID %d to a server that has reported on
+ * it and not released it (in the schema %s).  Asked by a server whose
+ * node ID is not leased (set by hand, or from Citus): such a lease is
+ * another server with our node ID, which cannot check us, whatever its
+ * address says.  Whether its run is active now does not matter: a run
+ * whose time lapsed may be one cut off from the registry, still
+ * generating, and the registry's clock may have stepped.  A row no server
+ * ever reported on (an operator's reservation of a hand-set number) is no
+ * holder.
  */
 #define REGISTRY_LEASED_QUERY \
 	"SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l" \
 	" WHERE l.node_id OPERATOR(pg_catalog.=) %d AND l.released_at IS NULL" \
-	" AND l.active_until OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp())" \
-	" AS leased"
+	" AND l.heartbeat_at IS NOT NULL) AS leased"
 
 /* expected_node_id of a target that is no lease holder */
 #define NOT_A_HOLDER			(-1)

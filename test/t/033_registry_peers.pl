@@ -164,9 +164,9 @@ ok($y > $x, 'an ID made on a holder 5 s behind, a round after one made on anothe
 my $port_a = $servers[0]->port;
 $registry->safe_psql('postgres', qq{
 	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
-	                                  floor_id, high_water_id, claimed_at, instance_token,
+	                                  floor_id, high_water_id, claimed_at, heartbeat_at, instance_token,
 	                                  active_until, address)
-	SELECT id, 0, 0, 'planted', '1735689600000/10/12', 0, 0, now(), 1, now() + interval '1 hour', a
+	SELECT id, 0, 0, 'planted', '1735689600000/10/12', 0, 0, now(), now(), 1, now() + interval '1 hour', a
 	  FROM (VALUES (50, 'host=127.0.0.1 dbname=other'),
 	               (51, 'host=db3.internal hostaddr=127.0.0.1 port=$port_a'),
 	               (52, 'hostaddr=127.0.0.1 port=$port_a'),
@@ -267,6 +267,21 @@ ok($manual50->poll_query_until('postgres',
 	'a server with a node ID by hand that the registry leases to an active run sees the conflict in the lease');
 is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 	'and generates no ID, though the holder\'s address cannot be used');
+
+# The holder's run lapses without a clean stop (cut off from the registry,
+# or the registry's clock stepped): it may still generate, so the lease
+# still counts.  (The other planted rows go first: with every other peer
+# reached and none in conflict, nothing else keeps the conflict alive.)
+$registry->safe_psql('postgres', 'DELETE FROM snowflake_node_lease WHERE node_id IN (51, 52, 54)');
+my $lapsed_at = $manual50->safe_psql('postgres', 'SELECT clock_timestamp()');
+$registry->safe_psql('postgres',
+	"UPDATE snowflake_node_lease SET active_until = now() - interval '1 second' WHERE node_id = 50");
+ok($manual50->poll_query_until('postgres',
+		"SELECT checked_at > '$lapsed_at' FROM snowflake_peers() WHERE peer = 'registry:node ID 50'"
+		  . " AND status LIKE 'conflict%'"),
+	'a round after the holder\'s run lapsed, the lease is still a conflict');
+is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
+	'and the server still generates no ID');
 
 $_->stop for (@servers, $manual, $manual50, $newcomer, $registry);
 done_testing();
