@@ -142,20 +142,21 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 	" ORDER BY l.node_id LIMIT %d"
 
 /*
- * Whether the registry leases node ID %d to a server that has reported on
- * it and not released it (in the schema %s).  Asked by a server whose
- * node ID is not leased (set by hand, or from Citus): such a lease is
- * another server with our node ID, which cannot check us, whatever its
- * address says.  Whether its run is active now does not matter: a run
- * whose time lapsed may be one cut off from the registry, still
- * generating, and the registry's clock may have stepped.  A row no server
- * ever reported on (an operator's reservation of a hand-set number) is no
+ * Whether the registry leases node ID %d to a server, and has not had it
+ * released (in the schema %s).  Asked by a server whose node ID is not
+ * leased (set by hand, or from Citus): such a lease is another server with
+ * our node ID, which cannot check us, whatever its address says.  Whether
+ * its run is active now, or ever reported, does not matter: a run whose
+ * time lapsed may be one cut off from the registry, still generating; the
+ * registry's clock may have stepped; a holder whose first report never
+ * got through generates all the same.  Only an operator's reservation of
+ * a hand-set number, system identifier 0 (no server has that one), is no
  * holder.
  */
 #define REGISTRY_LEASED_QUERY \
 	"SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l" \
 	" WHERE l.node_id OPERATOR(pg_catalog.=) %d AND l.released_at IS NULL" \
-	" AND l.heartbeat_at IS NOT NULL) AS leased"
+	" AND l.system_identifier OPERATOR(pg_catalog.<>) 0) AS leased"
 
 /* expected_node_id of a target that is no lease holder */
 #define NOT_A_HOLDER			(-1)

@@ -166,7 +166,7 @@ $registry->safe_psql('postgres', qq{
 	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
 	                                  floor_id, high_water_id, claimed_at, heartbeat_at, instance_token,
 	                                  active_until, address)
-	SELECT id, 0, 0, 'planted', '1735689600000/10/12', 0, 0, now(), now(), 1, now() + interval '1 hour', a
+	SELECT id, 1, 1, 'planted', '1735689600000/10/12', 0, 0, now(), now(), 1, now() + interval '1 hour', a
 	  FROM (VALUES (50, 'host=127.0.0.1 dbname=other'),
 	               (51, 'host=db3.internal hostaddr=127.0.0.1 port=$port_a'),
 	               (52, 'hostaddr=127.0.0.1 port=$port_a'),
@@ -282,6 +282,26 @@ ok($manual50->poll_query_until('postgres',
 	'a round after the holder\'s run lapsed, the lease is still a conflict');
 is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 	'and the server still generates no ID');
+
+# A claim whose first report never got through: the holder generates all
+# the same (fencing off), so the lease counts.
+my $unreported_at = $manual50->safe_psql('postgres', 'SELECT clock_timestamp()');
+$registry->safe_psql('postgres',
+	"UPDATE snowflake_node_lease SET heartbeat_at = NULL, instance_token = NULL, active_until = NULL,"
+	  . " address = NULL WHERE node_id = 50");
+ok($manual50->poll_query_until('postgres',
+		"SELECT checked_at > '$unreported_at' FROM snowflake_peers() WHERE peer = 'registry:node ID 50'"
+		  . " AND status LIKE 'conflict%'"),
+	'a lease never reported on is still a conflict');
+is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
+	'and the server still generates no ID');
+
+# The operator's reservation of a hand-set number (doc/operations.md,
+# system identifier 0) is no holder: the conflict is lifted.
+$registry->safe_psql('postgres',
+	"UPDATE snowflake_node_lease SET system_identifier = 0, claim_token = 0 WHERE node_id = 50");
+ok($manual50->poll_query_until('postgres', 'SELECT snowflake_nextval() > 0'),
+	'a reservation of a hand-set number is no conflict: the server generates');
 
 $_->stop for (@servers, $manual, $manual50, $newcomer, $registry);
 done_testing();
