@@ -168,6 +168,17 @@ snowflake_unix_ms_to_timestamptz(int64 unix_ms)
 }
 
 /*
+ * The layout as the registry of node IDs records it with each lease:
+ * "<epoch in Unix ms>/<node bits>/<sequence bits>", palloc'd.
+ */
+char *
+snowflake_layout_text(const SnowflakeLayout *layout)
+{
+	return psprintf("%lld/%d/%d", (long long) layout->epoch_ms,
+					layout->node_bits, layout->seq_bits);
+}
+
+/*
  * Formats Unix milliseconds as a timestamptz for messages, without ever
  * raising an error.
  */

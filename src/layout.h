@@ -211,6 +211,7 @@ extern int64 snowflake_timestamptz_to_ms(const SnowflakeLayout *layout,
 										 TimestampTz ts);
 extern TimestampTz snowflake_unix_ms_to_timestamptz(int64 unix_ms);
 extern const char *snowflake_unix_ms_to_str(int64 unix_ms);
+extern char *snowflake_layout_text(const SnowflakeLayout *layout);
 extern void snowflake_check_lifetime(int64 now_unix_ms, int warning_days);
 
 #endif							/* SNOWFLAKE_LAYOUT_H */

@@ -142,28 +142,26 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 	" ORDER BY l.node_id LIMIT %d"
 
 /*
- * Whether the registry leases node ID %d to a server, and has not had it
- * released (in the schema %s).  Asked by a server whose node ID is not
- * leased (set by hand, or from Citus): such a lease is another server with
- * our node ID, which cannot check us, whatever its address says.  Whether
- * its run is active now, or ever reported, does not matter: a run whose
- * time lapsed may be one cut off from the registry, still generating; the
- * registry's clock may have stepped; a holder whose first report never
- * got through generates all the same.  Only an operator's reservation of
- * a hand-set number, system identifier 0 (no server has that one), is no
- * holder.
+ * What the registry's leases say of this server's own node ID and layout,
+ * whatever addresses its holders gave: a lease is a server, which may not
+ * be able to check us.  A lease counts until it is released, whether its
+ * run is active now, lapsed or never reported: a run cut off from the
+ * registry may still generate, the registry's clock may have stepped, a
+ * holder whose first report failed generates all the same.  Only an
+ * operator's reservation of a hand-set number, system identifier 0 (no
+ * server has that one), is no lease.  See leases_query().
  */
-#define REGISTRY_LEASED_QUERY \
-	"SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l" \
-	" WHERE l.node_id OPERATOR(pg_catalog.=) %d AND l.released_at IS NULL" \
-	" AND l.system_identifier OPERATOR(pg_catalog.<>) 0) AS leased"
+#define LIVE_LEASE \
+	"l.released_at IS NULL AND l.system_identifier OPERATOR(pg_catalog.<>) 0"
 
 /* expected_node_id of a target that is no lease holder */
 #define NOT_A_HOLDER			(-1)
 /* ... of an entry whose list could not be read */
 #define FAILED_ENTRY			(-2)
-/* ... and of a lease of our own node ID, held by another server */
+/* ... of a lease of our own node ID, held by another server */
 #define LEASED_TO_OTHER			(-3)
+/* ... and of a lease of another layout that we yield to */
+#define OTHER_LAYOUT			(-4)
 
 /* What the checker last saw of one peer, as snowflake_peers() shows it */
 typedef struct PeerStatus
@@ -237,6 +235,7 @@ typedef struct Target
 								 * made from conninfo */
 	int			leased_node_id; /* LEASED_TO_OTHER: our node ID, which the
 								 * registry leases to another server */
+	char	   *other_layout;	/* OTHER_LAYOUT: the layout of that lease */
 	bool		synthetic;		/* its answer was made here, not asked for:
 								 * a failed lookup or row; never carried */
 	PGconn	   *conn;
@@ -662,19 +661,77 @@ read_registry_holders(const PGresult *res, Holder **holders, int *n,
 	return true;
 }
 
-/* Reads the answer of REGISTRY_LEASED_QUERY into *leased. */
+/*
+ * The question of what the leases say of this server (LIVE_LEASE), in the
+ * registry's schema: "leased", whether another server holds a lease of our
+ * node ID (asked only when ours is not leased: our own lease is ours), and
+ * "other_layout", the layout of a lease of another layout that we yield to,
+ * or NULL.  A server without a lease yields to any: its holder cannot see
+ * us.  A holder yields, as to a peer, to one that began generating first
+ * or whose start is not known; the other way round, that one yields.
+ */
+static char *
+leases_query(const char *schema, int own, bool own_is_leased)
+{
+	StringInfoData q;
+	SnowflakeGeneratorStatus gen;
+
+	initStringInfo(&q);
+	if (own_is_leased)
+		appendStringInfoString(&q, "SELECT false AS leased, ");
+	else
+		appendStringInfo(&q,
+						 "SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l"
+						 " WHERE l.node_id OPERATOR(pg_catalog.=) %d AND " LIVE_LEASE
+						 ") AS leased, ", schema, own);
+	/* the layout text is ours: digits and slashes */
+	appendStringInfo(&q,
+					 "(SELECT pg_catalog.\"left\"(l.layout, 64)"
+					 " FROM %s.snowflake_node_lease l WHERE " LIVE_LEASE
+					 " AND l.layout OPERATOR(pg_catalog.<>) '%s'",
+					 schema, snowflake_layout_text(snowflake_layout()));
+	snowflake_generator_status(&gen);
+	if (own_is_leased)
+	{
+		appendStringInfo(&q, " AND l.node_id OPERATOR(pg_catalog.<>) %d", own);
+		if (gen.generating_since_ms != 0)
+			appendStringInfo(&q,
+							 " AND (l.generating_since IS NULL OR l.generating_since"
+							 " OPERATOR(pg_catalog.<=) pg_catalog.to_timestamp(%lld::pg_catalog.float8 / 1000))",
+							 (long long) gen.generating_since_ms);
+	}
+	appendStringInfoString(&q, " ORDER BY l.node_id LIMIT 1) AS other_layout");
+	return q.data;
+}
+
+/* Reads the answer of leases_query(). */
 static bool
-read_own_lease(const PGresult *res, bool *leased, const char **error)
+read_leases(const PGresult *res, bool *leased, char **other_layout,
+			const char **error)
 {
 	const char *what = "snowflake_node_lease";
-	int			col;
+	int			leased_col;
+	int			layout_col;
+	const char *layout;
 
-	if (!snowflake_peer_check_rows(res, what, 1, 1, 1, error))
+	*other_layout = NULL;
+	if (!snowflake_peer_check_rows(res, what, 1, 1, 2, error))
 		return false;
-	col = snowflake_peer_column(res, what, "leased", BOOLOID, true, error);
-	if (col < 0)
+	leased_col = snowflake_peer_column(res, what, "leased", BOOLOID, true, error);
+	if (leased_col < 0)
 		return false;
-	return snowflake_peer_get_bool(res, 0, col, what, leased, error);
+	layout_col = snowflake_peer_column(res, what, "other_layout", TEXTOID, true, error);
+	if (layout_col < 0)
+		return false;
+	if (!snowflake_peer_get_bool(res, 0, leased_col, what, leased, error))
+		return false;
+	if (PQgetisnull(res, 0, layout_col))
+		return true;
+	layout = snowflake_peer_get_string(res, 0, layout_col, what, 64, true, error);
+	if (layout == NULL)
+		return false;
+	*other_layout = pstrdup(layout);
+	return true;
 }
 
 /*
@@ -701,10 +758,10 @@ add_registry_targets(TargetSet *set, const char *base)
 	int			n;
 	bool		ok = false;
 	int			own = snowflake_identity_node_id();
-	bool		ask_own = own >= 0 && snowflake_node_source() != SNOWFLAKE_NODE_REGISTRY &&
-		!RecoveryInProgress();
-	PGresult   *own_res = NULL;
+	bool		ask_leases = own >= 0 && !RecoveryInProgress();
+	PGresult   *leases_res = NULL;
 	bool		leased = false;
+	char	   *other_layout = NULL;
 
 	/* a connection of its own, closed at once: it is a lookup */
 	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
@@ -718,10 +775,11 @@ add_registry_targets(TargetSet *set, const char *base)
 			res = snowflake_peer_query(&conn,
 									   psprintf(REGISTRY_HOLDERS_QUERY, schema, MAX_PEERS + 1),
 									   &ex);
-		if (res != NULL && ask_own)
-			own_res = snowflake_peer_query(&conn,
-										   psprintf(REGISTRY_LEASED_QUERY, schema, own),
-										   &ex);
+		if (res != NULL && ask_leases)
+			leases_res = snowflake_peer_query(&conn,
+											  leases_query(schema, own,
+														   snowflake_node_source() == SNOWFLAKE_NODE_REGISTRY),
+											  &ex);
 	}
 	snowflake_peer_disconnect(&conn);
 	if (res != NULL)
@@ -731,15 +789,15 @@ add_registry_targets(TargetSet *set, const char *base)
 	}
 	else if (error == NULL)
 		error = ex.error;
-	if (ok && ask_own)
+	if (ok && ask_leases)
 	{
-		ok = own_res != NULL &&
-			read_own_lease(own_res, &leased, &error);
-		if (own_res == NULL && error == NULL)
+		ok = leases_res != NULL &&
+			read_leases(leases_res, &leased, &other_layout, &error);
+		if (leases_res == NULL && error == NULL)
 			error = ex.error;
 	}
-	if (own_res != NULL)
-		PQclear(own_res);
+	if (leases_res != NULL)
+		PQclear(leases_res);
 
 	if (ok)
 	{
@@ -756,6 +814,22 @@ add_registry_targets(TargetSet *set, const char *base)
 				t->synthetic = true;
 				t->answer.done = true;
 				t->answer.problem = _("leased to another server");
+				t->answer.received_ms = snowflake_wall_clock_ms();
+			}
+		}
+		if (other_layout != NULL)
+		{
+			Target	   *t = add_target(set, base, OTHER_LAYOUT, entry);
+
+			if (t != NULL)
+			{
+				snprintf(label, sizeof(label), "%slayout %s",
+						 SNOWFLAKE_REGISTRY_PREFIX, other_layout);
+				t->label = MemoryContextStrdup(set->cxt, label);
+				t->other_layout = MemoryContextStrdup(set->cxt, other_layout);
+				t->synthetic = true;
+				t->answer.done = true;
+				t->answer.problem = _("a lease of another layout");
 				t->answer.received_ms = snowflake_wall_clock_ms();
 			}
 		}
@@ -1235,6 +1309,14 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 			snprintf(v->status, sizeof(v->status),
 					 "conflict: the registry leases node ID %d to another server, which cannot check this server",
 					 round_targets[i].leased_node_id);
+		}
+		else if (round_targets[i].expected_node_id == OTHER_LAYOUT)
+		{
+			memset(v, 0, sizeof(Verdict));
+			v->conflicts = v->we_yield = true;
+			snprintf(v->status, sizeof(v->status),
+					 "conflict: the registry leases a node ID to a server of another ID layout (%s), which began generating first or cannot check this server",
+					 round_targets[i].other_layout);
 		}
 		else
 			judge_answer(self, &round_targets[i].answer,

@@ -366,15 +366,6 @@ holder_name(void)
 					cluster && cluster[0] ? "@" : "", host, PostPortNumber);
 }
 
-static char *
-layout_text(void)
-{
-	const SnowflakeLayout *layout = snowflake_layout();
-
-	return psprintf("%lld/%d/%d", (long long) layout->epoch_ms,
-					layout->node_bits, layout->seq_bits);
-}
-
 /*
  * Claims the lease with the claim token saved in lease; fills node_id and
  * floor_id.  False with error set if the registry did not answer so.
@@ -386,6 +377,7 @@ claim(SnowflakeLease *lease, const char **error)
 	PGresult   *res;
 	char	   *holder;
 	char	   *quoted_holder;
+	char	   *layout;
 	char	   *quoted_layout;
 	char	   *query;
 	int			c_node;
@@ -398,7 +390,8 @@ claim(SnowflakeLease *lease, const char **error)
 		return false;
 	holder = holder_name();
 	quoted_holder = PQescapeLiteral(conn, holder, strlen(holder));
-	quoted_layout = PQescapeLiteral(conn, layout_text(), strlen(layout_text()));
+	layout = snowflake_layout_text(snowflake_layout());
+	quoted_layout = PQescapeLiteral(conn, layout, strlen(layout));
 	if (quoted_holder == NULL || quoted_layout == NULL)
 	{
 		*error = _("out of memory");

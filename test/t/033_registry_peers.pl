@@ -303,5 +303,27 @@ $registry->safe_psql('postgres',
 ok($manual50->poll_query_until('postgres', 'SELECT snowflake_nextval() > 0'),
 	'a reservation of a hand-set number is no conflict: the server generates');
 
-$_->stop for (@servers, $manual, $manual50, $newcomer, $registry);
+# --- a lease of another layout is a conflict, whatever its address -----------------------
+# A server with node ID 7 by hand and 12 node bits, 10 sequence bits: its
+# IDs can equal the fleet's.  It yields while the holders run, and still
+# once they have stopped (their leases are not released): a holder that
+# stopped reporting may be one cut off from the registry, still generating.
+my $other_layout = holder('other_layout',
+	"snowflake.node_id = 7\nsnowflake.node_bits = 12\nsnowflake.sequence_bits = 10\n");
+$other_layout->start;
+$other_layout->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+my $layout_conflict = q{SELECT status = 'conflict: the registry leases a node ID to a server of another ID layout (1735689600000/10/12), which began generating first or cannot check this server'
+	FROM snowflake_peers() WHERE peer = 'registry:layout 1735689600000/10/12'};
+ok($other_layout->poll_query_until('postgres', $layout_conflict),
+	'a server of another layout sees the conflict in the leases');
+$_->stop for (@servers, $manual, $newcomer);
+my $stopped_at = $other_layout->safe_psql('postgres', 'SELECT clock_timestamp()');
+ok($other_layout->poll_query_until('postgres',
+		"SELECT checked_at > '$stopped_at' FROM snowflake_peers() WHERE peer = 'registry:layout 1735689600000/10/12'"
+		  . " AND status LIKE 'conflict%'"),
+	'a round after the holders stopped, the leases are still a conflict');
+is($other_layout->psql('postgres', 'SELECT snowflake_nextval()'), 3,
+	'and the server of another layout generates no ID');
+
+$_->stop for ($manual50, $other_layout, $registry);
 done_testing();
