@@ -662,46 +662,26 @@ read_registry_holders(const PGresult *res, Holder **holders, int *n,
 }
 
 /*
- * The question of what the leases say of this server (LIVE_LEASE), in the
- * registry's schema: "leased", whether another server holds a lease of our
- * node ID (asked only when ours is not leased: our own lease is ours), and
- * "other_layout", the layout of a lease of another layout that we yield to,
- * or NULL.  A server without a lease yields to any: its holder cannot see
- * us.  A holder yields, as to a peer, to one that began generating first
- * or whose start is not known; the other way round, that one yields.
+ * The question of what the leases say of a server whose node ID is not
+ * leased (LIVE_LEASE), in the registry's schema: "leased", whether another
+ * server holds a lease of our node ID, and "other_layout", the layout of a
+ * lease of another layout, or NULL.  Their holders cannot see us, so we
+ * yield to either.  A holder does not ask: the registry leases to one
+ * layout (a claim of another is refused), and each holder checks at every
+ * report that it runs the layout of its lease (registry.c).
  */
 static char *
-leases_query(const char *schema, int own, bool own_is_leased)
+leases_query(const char *schema, int own)
 {
-	StringInfoData q;
-	SnowflakeGeneratorStatus gen;
-
-	initStringInfo(&q);
-	if (own_is_leased)
-		appendStringInfoString(&q, "SELECT false AS leased, ");
-	else
-		appendStringInfo(&q,
-						 "SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l"
-						 " WHERE l.node_id OPERATOR(pg_catalog.=) %d AND " LIVE_LEASE
-						 ") AS leased, ", schema, own);
 	/* the layout text is ours: digits and slashes */
-	appendStringInfo(&q,
-					 "(SELECT pg_catalog.\"left\"(l.layout, 64)"
-					 " FROM %s.snowflake_node_lease l WHERE " LIVE_LEASE
-					 " AND l.layout OPERATOR(pg_catalog.<>) '%s'",
-					 schema, snowflake_layout_text(snowflake_layout()));
-	snowflake_generator_status(&gen);
-	if (own_is_leased)
-	{
-		appendStringInfo(&q, " AND l.node_id OPERATOR(pg_catalog.<>) %d", own);
-		if (gen.generating_since_ms != 0)
-			appendStringInfo(&q,
-							 " AND (l.generating_since IS NULL OR l.generating_since"
-							 " OPERATOR(pg_catalog.<=) pg_catalog.to_timestamp(%lld::pg_catalog.float8 / 1000))",
-							 (long long) gen.generating_since_ms);
-	}
-	appendStringInfoString(&q, " ORDER BY l.node_id LIMIT 1) AS other_layout");
-	return q.data;
+	return psprintf("SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l"
+					" WHERE l.node_id OPERATOR(pg_catalog.=) %d AND " LIVE_LEASE
+					") AS leased,"
+					" (SELECT pg_catalog.\"left\"(l.layout, 64)"
+					" FROM %s.snowflake_node_lease l WHERE " LIVE_LEASE
+					" AND l.layout OPERATOR(pg_catalog.<>) '%s'"
+					" ORDER BY l.node_id LIMIT 1) AS other_layout",
+					schema, own, schema, snowflake_layout_text(snowflake_layout()));
 }
 
 /* Reads the answer of leases_query(). */
@@ -758,7 +738,8 @@ add_registry_targets(TargetSet *set, const char *base)
 	int			n;
 	bool		ok = false;
 	int			own = snowflake_identity_node_id();
-	bool		ask_leases = own >= 0 && !RecoveryInProgress();
+	bool		ask_leases = own >= 0 && !RecoveryInProgress() &&
+		snowflake_node_source() != SNOWFLAKE_NODE_REGISTRY;
 	PGresult   *leases_res = NULL;
 	bool		leased = false;
 	char	   *other_layout = NULL;
@@ -776,10 +757,7 @@ add_registry_targets(TargetSet *set, const char *base)
 									   psprintf(REGISTRY_HOLDERS_QUERY, schema, MAX_PEERS + 1),
 									   &ex);
 		if (res != NULL && ask_leases)
-			leases_res = snowflake_peer_query(&conn,
-											  leases_query(schema, own,
-														   snowflake_node_source() == SNOWFLAKE_NODE_REGISTRY),
-											  &ex);
+			leases_res = snowflake_peer_query(&conn, leases_query(schema, own), &ex);
 	}
 	snowflake_peer_disconnect(&conn);
 	if (res != NULL)
@@ -1315,7 +1293,7 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 			memset(v, 0, sizeof(Verdict));
 			v->conflicts = v->we_yield = true;
 			snprintf(v->status, sizeof(v->status),
-					 "conflict: the registry leases a node ID to a server of another ID layout (%s), which began generating first or cannot check this server",
+					 "conflict: the registry leases a node ID to a server of another ID layout (%s), which cannot check this server",
 					 round_targets[i].other_layout);
 		}
 		else

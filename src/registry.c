@@ -437,6 +437,7 @@ typedef struct Report
 	bool		active;			/* this run may generate with it */
 	int64		high_water_id;	/* the highest mark any run reported */
 	int64		other_active_ms;	/* when not: how long the other's time lasts */
+	char		lease_layout[65];	/* the layout the lease was claimed with */
 } Report;
 
 /*
@@ -504,6 +505,7 @@ report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
 	int			c_active;
 	int			c_hw;
 	int			c_other;
+	int			c_layout;
 	bool		isnull;
 	bool		ok;
 	int64		clock_ms;
@@ -540,13 +542,21 @@ report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
 		address = pstrdup("NULL");
 
 	/* every argument typed: no overload a role of the registry made fits */
-	query = psprintf("SELECT * FROM %s.snowflake_registry_heartbeat(%d::pg_catalog.int4,"
+	/*
+	 * With the layout the lease was claimed with: a server restarted with
+	 * another layout keeps its lease file, and must not generate with it
+	 * (others judge it by the lease's layout).
+	 */
+	query = psprintf("SELECT h.*, (SELECT pg_catalog.\"left\"(l.layout, 64)"
+					 " FROM %s.snowflake_node_lease l"
+					 " WHERE l.node_id OPERATOR(pg_catalog.=) %d) AS lease_layout"
+					 " FROM %s.snowflake_registry_heartbeat(%d::pg_catalog.int4,"
 					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
 					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8, %s,"
 					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8,"
 					 " %lld::pg_catalog.int8, %s::pg_catalog.text,"
-					 " %d::pg_catalog.int4)",
-					 schema, lease->node_id,
+					 " %d::pg_catalog.int4) h",
+					 schema, lease->node_id, schema, lease->node_id,
 					 (unsigned long long) lease->system_identifier,
 					 (long long) lease->claim_token,
 					 (long long) run_token,
@@ -562,6 +572,7 @@ report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
 		(c_active = snowflake_peer_column(res, WHAT, "active", BOOLOID, true, error)) >= 0 &&
 		(c_hw = snowflake_peer_column(res, WHAT, "lease_high_water_id", INT8OID, true, error)) >= 0 &&
 		(c_other = snowflake_peer_column(res, WHAT, "other_active_ms", INT8OID, true, error)) >= 0 &&
+		(c_layout = snowflake_peer_column(res, WHAT, "lease_layout", TEXTOID, true, error)) >= 0 &&
 		snowflake_peer_get_bool(res, 0, c_held, WHAT, &r->held, error) &&
 		snowflake_peer_get_bool(res, 0, c_active, WHAT, &r->active, error);
 	if (ok && r->held)
@@ -569,6 +580,15 @@ report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
 									NULL, &r->high_water_id, error) &&
 			snowflake_peer_get_int(res, 0, c_other, WHAT, PG_INT64_MIN, PG_INT64_MAX,
 								   &isnull, &r->other_active_ms, error);
+	if (ok && r->held && !PQgetisnull(res, 0, c_layout))
+	{
+		const char *layout = snowflake_peer_get_string(res, 0, c_layout, WHAT, 64,
+													   true, error);
+
+		ok = layout != NULL;
+		if (ok)
+			strlcpy(r->lease_layout, layout, sizeof(r->lease_layout));
+	}
 #undef WHAT
 	PQclear(res);
 	if (!ok)
@@ -938,6 +958,25 @@ held_tick(SnowflakeLease *lease)
 		ereport(WARNING,
 				(errmsg("snowflake node ID %d was taken back by the registry; this server stops generating IDs",
 						lease->node_id)));
+		return;
+	}
+
+	if (r.lease_layout[0] != '\0' &&
+		strcmp(r.lease_layout, snowflake_layout_text(snowflake_layout())) != 0)
+	{
+		/* restarted with another layout: the lease answers for the old one */
+		set_run_active(false);
+		yielded = true;
+		snowflake_identity_withdraw(psprintf(_("The registry records the lease of node ID %d with the ID layout %s, and this server runs %s: a lease serves the layout it was claimed with."),
+											 lease->node_id, r.lease_layout,
+											 snowflake_layout_text(snowflake_layout())));
+		ereport(WARNING,
+				(errmsg("snowflake node ID %d was leased for another ID layout; this server stops generating IDs",
+						lease->node_id),
+				 errdetail("The registry records the layout %s; this server runs %s.",
+						   r.lease_layout, snowflake_layout_text(snowflake_layout())),
+				 errhint("Restore the settings of the layout, or have the node ID reclaimed in the registry and remove \"%s\" before the next start, so that the server claims a new lease.",
+						 "pg_snowflake/lease")));
 		return;
 	}
 

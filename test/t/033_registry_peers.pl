@@ -312,7 +312,7 @@ my $other_layout = holder('other_layout',
 	"snowflake.node_id = 7\nsnowflake.node_bits = 12\nsnowflake.sequence_bits = 10\n");
 $other_layout->start;
 $other_layout->safe_psql('postgres', 'CREATE EXTENSION snowflake');
-my $layout_conflict = q{SELECT status = 'conflict: the registry leases a node ID to a server of another ID layout (1735689600000/10/12), which began generating first or cannot check this server'
+my $layout_conflict = q{SELECT status = 'conflict: the registry leases a node ID to a server of another ID layout (1735689600000/10/12), which cannot check this server'
 	FROM snowflake_peers() WHERE peer = 'registry:layout 1735689600000/10/12'};
 ok($other_layout->poll_query_until('postgres', $layout_conflict),
 	'a server of another layout sees the conflict in the leases');
@@ -325,5 +325,18 @@ ok($other_layout->poll_query_until('postgres',
 is($other_layout->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 	'and the server of another layout generates no ID');
 
-$_->stop for ($manual50, $other_layout, $registry);
+# --- a holder restarted with another layout does not generate with its lease -----------
+# Its lease file survives the restart, but the lease answers for the layout
+# it was claimed with, which is what every other server judges it by.
+my $relayout = $servers[1];
+$relayout->append_conf('postgresql.conf', "snowflake.node_bits = 8\nsnowflake.sequence_bits = 14\n");
+my $log_offset = -s $relayout->logfile;
+$relayout->start;
+ok($relayout->wait_for_log(qr/snowflake node ID $ids[1] was leased for another ID layout; this server stops generating IDs/, $log_offset),
+	'a holder restarted with another layout says at its first report that its lease is for the old one');
+my ($rc, $out, $err) = $relayout->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/records the lease of node ID $ids[1] with the ID layout 1735689600000\/10\/12, and this server runs 1735689600000\/8\/14/,
+	'and generates no ID');
+
+$_->stop for ($manual50, $other_layout, $relayout, $registry);
 done_testing();
