@@ -511,6 +511,28 @@ read_citus_nodes(const PGresult *res, char ***hosts, int **ports, int *n,
 }
 
 /*
+ * Adds a target whose answer is made here, never asked for (a failed
+ * lookup, an unusable row, what the leases prove): named label, failed
+ * with problem (copied), and never carried into the next round as a
+ * server to ask.  Returns it, or NULL as add_target() does.
+ */
+static Target *
+add_made_up_target(TargetSet *set, const char *base, int key,
+				   const char *entry, const char *label, const char *problem)
+{
+	Target	   *t = add_target(set, base, key, entry);
+
+	if (t == NULL)
+		return NULL;
+	t->label = label ? MemoryContextStrdup(set->cxt, label) : NULL;
+	t->synthetic = true;
+	t->answer.done = true;
+	t->answer.problem = MemoryContextStrdup(set->cxt, problem);
+	t->answer.received_ms = snowflake_wall_clock_ms();
+	return t;
+}
+
+/*
  * The lookup of an entry that stands for several servers failed: the entry
  * becomes a target of its own that failed, so that the failure shows in
  * snowflake_peers() (named label, if given), and the servers it stood for
@@ -521,16 +543,12 @@ static void
 add_failed_entry(TargetSet *set, const char *base, const char *entry,
 				 const char *label, const char *problem, bool timed_out)
 {
-	Target	   *t = add_target(set, base, FAILED_ENTRY, entry);
+	Target	   *t = add_made_up_target(set, base, FAILED_ENTRY, entry, label,
+										   problem);
 
 	if (t != NULL)
 	{
-		t->label = label ? MemoryContextStrdup(set->cxt, label) : NULL;
-		t->synthetic = true;
-		t->answer.done = true;
 		t->answer.hanging = timed_out;
-		t->answer.problem = problem;
-		t->answer.received_ms = snowflake_wall_clock_ms();
 		/* once per failure, not every round; named without its password */
 		if (!t->warned)
 		{
@@ -781,35 +799,25 @@ add_registry_targets(TargetSet *set, const char *base)
 	{
 		if (leased)
 		{
-			Target	   *t = add_target(set, base, LEASED_TO_OTHER, entry);
+			Target	   *t;
 
+			snprintf(label, sizeof(label), "%snode ID %d",
+					 SNOWFLAKE_REGISTRY_PREFIX, own);
+			t = add_made_up_target(set, base, LEASED_TO_OTHER, entry, label,
+								   _("leased to another server"));
 			if (t != NULL)
-			{
-				snprintf(label, sizeof(label), "%snode ID %d",
-						 SNOWFLAKE_REGISTRY_PREFIX, own);
-				t->label = MemoryContextStrdup(set->cxt, label);
 				t->leased_node_id = own;
-				t->synthetic = true;
-				t->answer.done = true;
-				t->answer.problem = _("leased to another server");
-				t->answer.received_ms = snowflake_wall_clock_ms();
-			}
 		}
 		if (other_layout != NULL)
 		{
-			Target	   *t = add_target(set, base, OTHER_LAYOUT, entry);
+			Target	   *t;
 
+			snprintf(label, sizeof(label), "%slayout %s",
+					 SNOWFLAKE_REGISTRY_PREFIX, other_layout);
+			t = add_made_up_target(set, base, OTHER_LAYOUT, entry, label,
+								   _("a lease of another layout"));
 			if (t != NULL)
-			{
-				snprintf(label, sizeof(label), "%slayout %s",
-						 SNOWFLAKE_REGISTRY_PREFIX, other_layout);
-				t->label = MemoryContextStrdup(set->cxt, label);
 				t->other_layout = MemoryContextStrdup(set->cxt, other_layout);
-				t->synthetic = true;
-				t->answer.done = true;
-				t->answer.problem = _("a lease of another layout");
-				t->answer.received_ms = snowflake_wall_clock_ms();
-			}
 		}
 		for (int i = 0; i < n; i++)
 		{
@@ -822,16 +830,12 @@ add_registry_targets(TargetSet *set, const char *base)
 				continue;
 			}
 			/* a row that cannot be used: shown, and logged once */
-			t = add_target(set, base, holders[i].node_id, entry);
-			if (t == NULL)
-				continue;
 			snprintf(label, sizeof(label), "%snode ID %d",
 					 SNOWFLAKE_REGISTRY_PREFIX, holders[i].node_id);
-			t->label = MemoryContextStrdup(set->cxt, label);
-			t->synthetic = true;
-			t->answer.done = true;
-			t->answer.problem = MemoryContextStrdup(set->cxt, holders[i].problem);
-			t->answer.received_ms = snowflake_wall_clock_ms();
+			t = add_made_up_target(set, base, holders[i].node_id, entry, label,
+								   holders[i].problem);
+			if (t == NULL)
+				continue;
 			if (!t->warned)
 				ereport(WARNING,
 						(errmsg("snowflake peer \"%s\": %s", label, holders[i].problem),
