@@ -65,11 +65,14 @@ snowflake_clock_now_ms(void)
 
 	if (unlikely(clock_gettime(CLOCK_REALTIME, &ts) != 0))
 		snowflake_clock_read_failed();
-	wall_ms = (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	/* tv_nsec is in [0, 1e9): dividing it unsigned is cheaper */
+	wall_ms = (int64) ts.tv_sec * 1000 + (int64) ((uint32) ts.tv_nsec / 1000000);
 	Assert(snowflake_clock_checked_ms != NULL);
 	since_checked = wall_ms - (int64) pg_atomic_read_u64(snowflake_clock_checked_ms);
-	if (likely(since_checked >= -1 &&
-			   since_checked <= snowflake_max_clock_jump / 2))
+	/* -1 <= since_checked <= max_clock_jump / 2, in one comparison */
+	Assert(snowflake_max_clock_jump >= 0);
+	if (likely((uint64) (since_checked + 1) <=
+			   (uint64) snowflake_max_clock_jump / 2 + 1))
 		return wall_ms;
 	return snowflake_clock_now_slow(&ts);
 }

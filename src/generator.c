@@ -370,6 +370,48 @@ sequence_start(const SnowflakeLayout *layout)
 }
 
 /*
+ * What the fast path of snowflake_nextval() reads, copied into this
+ * backend's own memory so that a call looks up nothing else: the layout,
+ * the node ID and the policy's bounds.  Made by allocate_slots() once the
+ * backend may use the fast path, and again after any change of a setting
+ * it derives from (snowflake_policy_version); until then version matches
+ * nothing and every call takes the general path.
+ */
+typedef struct FastPlan
+{
+	uint32		version;		/* snowflake_policy_version it was made at */
+	bool		random_start;	/* snowflake.sequence_random_start > 1 */
+	int			seq_bits;
+	int			shift;
+	int64		max_seq;
+	int64		epoch_ms;
+	int64		max_ms;
+	int64		node_field;		/* node_id << seq_bits */
+	int64		allowed_lead;
+	int64		margin;
+} FastPlan;
+
+static FastPlan plan = {.version = PG_UINT32_MAX};
+
+static void
+make_fast_plan(const SnowflakeLayout *layout)
+{
+	const Policy *p = current_policy();
+
+	Assert(fast_path_ready);
+	plan.random_start = snowflake_sequence_random_start > 1;
+	plan.seq_bits = layout->seq_bits;
+	plan.shift = layout->shift;
+	plan.max_seq = layout->max_seq;
+	plan.epoch_ms = layout->epoch_ms;
+	plan.max_ms = layout->max_ms;
+	plan.node_field = (int64) node_id << layout->seq_bits;
+	plan.allowed_lead = p->allowed_lead;
+	plan.margin = p->margin;
+	plan.version = p->version;
+}
+
+/*
  * The reservation wanted for IDs up to time field ms, with the trusted
  * clock at now_ms: W past the clock, at least S past the IDs, never past
  * the layout's last millisecond.
@@ -971,6 +1013,9 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 				if (unlikely(lead > allowed_lead))
 					wait_for_clock(layout, end_ms, allowed_lead, wait_allowed);
 
+				if (unlikely(plan.version != snowflake_policy_version))
+					make_fast_plan(layout);
+
 				*first_out = first;
 				*last_out = last;
 				if (lead_out)
@@ -1108,75 +1153,93 @@ remember_for_currval(int64 id)
 }
 
 /*
- * snowflake_nextval() RETURNS snowflake: a new ID, strictly greater than
- * every ID this data directory issued before.
+ * The general path of snowflake_nextval(): allocate_slots() starts over,
+ * and handles whatever the fast path left (a lead to wait for, a
+ * reservation to write or renew, an error to raise).  Out of line, so that
+ * the fast path saves no registers for it.
  */
-Datum
-snowflake_nextval(PG_FUNCTION_ARGS)
+static pg_noinline Datum
+nextval_general(void)
 {
-	const SnowflakeLayout *layout;
 	int64		first;
 	int64		last;
 	int64		id;
 
-	/*
-	 * The common case in one critical section: the server may generate, the
-	 * clock is in the layout's range, and the next slot is within the
-	 * policy's lead and well inside the reservation.  Anything else (a lead
-	 * to wait for, a reservation to write or renew, an error to raise) is
-	 * left to allocate_slots(), which starts over.
-	 */
-	if (likely(fast_path_ready &&
-			   pg_atomic_read_u32(snowflake_admission_blocked_reasons) == 0))
-	{
-		const Policy *p = current_policy();
-		int64		now_ms;
-
-		layout = snowflake_current_layout;
-		now_ms = snowflake_clock_now_ms() - layout->epoch_ms;
-		if (likely(now_ms >= 0 && now_ms <= layout->max_ms))
-		{
-			int64		now_slot = snowflake_first_slot_of_ms(layout, now_ms);
-			int64		start_slot = now_slot + sequence_start(layout);
-			int64		end_ms;
-			bool		ok;
-
-			SpinLockAcquire(&generator->mutex);
-			first = generator->last_slot + 1;
-			if (first <= now_slot)
-				first = start_slot;
-			end_ms = snowflake_slot_ms(layout, first);
-			ok = first <= layout->max_slot &&
-				end_ms - now_ms <= p->allowed_lead &&
-				end_ms + p->margin <= generator->reserved_ms;
-			if (likely(ok))
-			{
-				generator->last_slot = first;
-				if (unlikely(generator->generating_since_ms == 0))
-					generator->generating_since_ms = now_ms + layout->epoch_ms;
-				generator->ids_issued++;
-				if (unlikely(end_ms - now_ms > generator->max_lead_ms))
-					generator->max_lead_ms = end_ms - now_ms;
-			}
-			SpinLockRelease(&generator->mutex);
-
-			if (likely(ok))
-			{
-				/* the slot opens a millisecond the clock has not reached */
-				if (unlikely(first > now_slot) && snowflake_slot_seq(layout, first) == 0)
-					pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
-				id = snowflake_slot_to_id(layout, first, node_id);
-				remember_for_currval(id);
-				PG_RETURN_INT64(id);
-			}
-		}
-	}
-
 	allocate_slots(1, &first, &last, NULL);
-	layout = snowflake_layout();
-	id = snowflake_slot_to_id(layout, first, node_id);
+	id = snowflake_slot_to_id(snowflake_layout(), first, node_id);
 	remember_for_currval(id);
 	PG_RETURN_INT64(id);
+}
+
+/*
+ * snowflake_nextval() RETURNS snowflake: a new ID, strictly greater than
+ * every ID this data directory issued before.
+ *
+ * The common case in one critical section: the server may generate, the
+ * clock is in the layout's range, and the next slot is within the policy's
+ * lead and well inside the reservation.  It reads one clock and takes the
+ * spinlock once; everything it needs besides is in this backend's plan.
+ */
+Datum
+snowflake_nextval(PG_FUNCTION_ARGS)
+{
+	int64		start_seq = 0;
+	Oid			user;
+	uint64		now_ms;
+	int64		now_slot;
+	int64		limit_ms;
+	int64		first;
+	int64		end_ms;
+	bool		ok;
+
+	if (unlikely(plan.version != snowflake_policy_version ||
+				 pg_atomic_read_u32(snowflake_admission_blocked_reasons) != 0))
+		return nextval_general();
+
+	/*
+	 * The calls come first, so that nothing computed below has to survive
+	 * one (and the compiler saves fewer registers).
+	 */
+	if (unlikely(plan.random_start))
+		start_seq = sequence_start(snowflake_current_layout);
+	user = GetUserId();
+
+	/* unsigned: a time before the epoch is a huge number, out of range */
+	now_ms = (uint64) (snowflake_clock_now_ms() - plan.epoch_ms);
+	if (unlikely(now_ms > (uint64) plan.max_ms))
+		return nextval_general();
+	now_slot = (int64) now_ms << plan.seq_bits;
+	/* the lead the policy allows, and never past the layout's last ms */
+	limit_ms = Min((int64) now_ms + plan.allowed_lead, plan.max_ms);
+
+	SpinLockAcquire(&generator->mutex);
+	first = generator->last_slot + 1;
+	if (first <= now_slot)
+		first = now_slot + start_seq;
+	end_ms = first >> plan.seq_bits;
+	ok = end_ms <= limit_ms && end_ms + plan.margin <= generator->reserved_ms;
+	if (likely(ok))
+	{
+		/* set by the general path, which every backend takes first */
+		Assert(generator->generating_since_ms != 0);
+		generator->last_slot = first;
+		generator->ids_issued++;
+		if (unlikely(end_ms - (int64) now_ms > generator->max_lead_ms))
+			generator->max_lead_ms = end_ms - (int64) now_ms;
+	}
+	SpinLockRelease(&generator->mutex);
+
+	if (unlikely(!ok))
+		return nextval_general();
+
+	/* the slot opens a millisecond the clock has not reached */
+	if (unlikely(first > now_slot) && (first & plan.max_seq) == 0)
+		pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
+
+	session_last_id = ((first >> plan.seq_bits) << plan.shift) |
+		plan.node_field | (first & plan.max_seq);
+	session_last_user = user;
+	PG_RETURN_INT64(session_last_id);
 }
 
 static int64

@@ -264,8 +264,9 @@ assign_epoch(const char *newval, void *extra)
 
 /*
  * Assign hook of the settings the generator derives its bounds from (clock
- * policy, borrow, wait, reservation, step threshold): it caches them, and
- * recomputes when this changes (generator.c, "policy").
+ * policy, borrow, wait, reservation, step threshold, random sequence
+ * start): it caches them, and recomputes when this changes (generator.c,
+ * "policy" and "fast plan").
  */
 static void
 assign_policy_setting(int newval, void *extra)
@@ -620,7 +621,7 @@ snowflake_define_settings(bool preloading)
 							&snowflake_sequence_random_start,
 							0, 0, 1 << 20,
 							PGC_SIGHUP, 0,
-							NULL, NULL, NULL);
+							NULL, assign_policy_setting, NULL);
 
 	DefineCustomBoolVariable("snowflake.registry_fencing",
 							 "Stops generation with a leased node ID while the registry cannot confirm the lease.",
