@@ -17,7 +17,7 @@ our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
   set_clock_offset start_pgbench finish_pgbench dump_and_restore
   skip_all_without_extension skip_all_without_program skip_all_without_faketime
   faketime_library start_with_failio set_failio wait_for_stall sqlstate_of
-  worker_pid proc_status_kb setup_registry);
+  worker_pid proc_status_kb setup_registry wait_for_crash_restart);
 
 # --- optional dependencies ------------------------------------------------------
 # A script whose dependency is missing for the PostgreSQL under test ends
@@ -105,6 +105,19 @@ sub wait_for_exit
 		usleep(100_000);
 	}
 	return 0;
+}
+
+# After a process of the node was killed (a crash restart), waits until the
+# postmaster says it accepts connections again, in the log past $offset
+# (taken before the kill).  Polling with queries instead races: psql exits
+# at once while the server refuses connections, and IPC::Run dies writing
+# the query into the closed pipe ("ack Broken pipe").
+sub wait_for_crash_restart
+{
+	my ($node, $offset) = @_;
+	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $offset);
+	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
+	return;
 }
 
 # Tries to start the node, expecting failure; returns the server log of the

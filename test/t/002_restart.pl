@@ -82,7 +82,7 @@ my $psql = $node->background_psql('postgres');
 my $backend = $psql->query_safe('SELECT pg_backend_pid()');
 my $log_offset = -s $node->logfile;
 kill 'KILL', $backend;
-$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset);
+wait_for_crash_restart($node, $log_offset);
 $node->poll_query_until('postgres', 'SELECT count(*) > 0 FROM ids')
   or die 'server did not come back after the backend crash';
 eval { $psql->quit };

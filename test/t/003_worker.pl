@@ -122,7 +122,9 @@ pass("the postmaster restarts it (new pid $pid2)");
 # --- and after SIGKILL (a crash restart of the whole server) --------------------
 $node->safe_psql('postgres', 'CREATE TABLE ids (id snowflake PRIMARY KEY DEFAULT snowflake_nextval())');
 $node->safe_psql('postgres', 'INSERT INTO ids SELECT FROM generate_series(1, 1000)');
+$offset = -s $node->logfile;
 kill 'KILL', $pid2;
+wait_for_crash_restart($node, $offset);
 $node->poll_query_until('postgres',
 	"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid2 FROM snowflake_status()")
   or die 'worker not back after crash';
