@@ -51,6 +51,14 @@ class Install:
         self.single("CREATE EXTENSION snowflake;\n"
                     "CREATE SEQUENCE seq;\n")
 
+    def create_floor(self):
+        """The functions of bench/floor (built into this installation)."""
+        self.single("".join(
+            "CREATE FUNCTION %s() RETURNS bigint AS '$libdir/bench_floor' "
+            "LANGUAGE C VOLATILE;\n" % f
+            for f in ("bench_floor_nothing", "bench_floor_clock",
+                      "bench_floor_clock_lock")))
+
     def single(self, sql, wrapper=()):
         """Runs sql in a single-user backend (the server must be stopped)."""
         r = subprocess.run(list(wrapper) + [self.bin("postgres"), "--single",
@@ -159,6 +167,7 @@ def main():
         log("%s: initdb, callgrind over %d calls" % (inst.name, a.calls))
         inst.initdb()
         cg[inst.name] = inst.callgrind(a.calls)
+    tree.create_floor()
 
     log("wall clock: %d rounds of %d IDs" % (a.rounds, a.ids))
     tree.start()
@@ -169,6 +178,9 @@ def main():
         ("ref", ref, "SELECT count(snowflake_nextval()) " + series),
         ("clock_timestamp", tree, "SELECT count(clock_timestamp()) " + series),
         ("nextval", tree, "SELECT count(nextval('seq')) " + series),
+        ("floor_nothing", tree, "SELECT count(bench_floor_nothing()) " + series),
+        ("floor_clock", tree, "SELECT count(bench_floor_clock()) " + series),
+        ("floor_lock", tree, "SELECT count(bench_floor_clock_lock()) " + series),
     ]
     times = {m[0]: [] for m in methods}
     try:
@@ -204,7 +216,10 @@ def main():
     for name, label in (("tree", "snowflake_nextval(), tree"),
                         ("ref", "snowflake_nextval(), " + a.ref_name),
                         ("clock_timestamp", "clock_timestamp()"),
-                        ("nextval", "nextval() of a sequence")):
+                        ("nextval", "nextval() of a sequence"),
+                        ("floor_nothing", "floor: a function that does nothing"),
+                        ("floor_clock", "floor: one clock read"),
+                        ("floor_lock", "floor: one clock read and a spinlock")):
         print("| %s | %.1f |" % (label, statistics.median(times[name])))
     print("\n| ratio (median of per-round ratios) | |")
     print("|---|---:|")
@@ -213,6 +228,14 @@ def main():
     print("| tree / nextval() | %.2f |" % ratio("tree", "nextval"))
     print("| %s / clock_timestamp() | %.2f |" % (a.ref_name, ratio("ref", "clock_timestamp")))
     print("| %s / nextval() | %.2f |" % (a.ref_name, ratio("ref", "nextval")))
+    print("| floor, nothing / clock_timestamp() | %.2f |" % ratio("floor_nothing", "clock_timestamp"))
+    print("| floor, clock read / clock_timestamp() | %.2f |" % ratio("floor_clock", "clock_timestamp"))
+    print("| floor, clock read and spinlock / clock_timestamp() | %.2f |"
+          % ratio("floor_lock", "clock_timestamp"))
+    print("| tree / floor, clock read and spinlock | %.2f |" % ratio("tree", "floor_lock"))
+    print("\nThe floor (bench/floor): a row with a function that does nothing; what any "
+          "generator of time-ordered IDs does per ID (one clock read); and what one "
+          "shared by backends does at least (and a spinlock).")
     print()
 
 

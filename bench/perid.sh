@@ -8,7 +8,10 @@
 #     single-user backend: counts, not times, so the same on any machine;
 #   - wall clock: 1,000,000 IDs in one backend, against a clock_timestamp()
 #     call per row and a sequence's nextval() per row, in alternating
-#     rounds; the report gives the median of the per-round ratios.
+#     rounds; the report gives the median of the per-round ratios.  Two
+#     functions of bench/floor run in the same rounds: one clock read per
+#     row, and one clock read plus a spinlock, the least any generator
+#     shared by backends does per ID.
 #
 #   sudo bench/perid.sh                       the tree against 263189c (1.4)
 #   sudo bench/perid.sh --ref 7fb3333         another reference commit
@@ -81,6 +84,8 @@ TREE_PG=$(copy_pg "$WORK/pg-tree")
 REF_PG=$(copy_pg "$WORK/pg-ref")
 build_into "$WORK/src-tree" "$TREE_PG"
 build_into "$WORK/src-ref" "$REF_PG"
+# the floor: a clock read alone, and with a spinlock (bench/floor)
+build_into "$WORK/src-tree/bench/floor" "$TREE_PG"
 
 chown -R "$PG_USER": "$WORK"
 mkdir -p "$ROOT/bench/results"
