@@ -10,6 +10,8 @@
  *								ID (an empty detail: none is configured)
  *	SNOWFLAKE_BLOCK_STATE_FILE	state_file.c, when the file cannot be trusted
  *	SNOWFLAKE_BLOCK_CONFLICT	peer_checker.c, while a peer uses our node ID
+ *	SNOWFLAKE_BLOCK_LAYOUT_CONFLICT	peer_checker.c, while a peer or a lease
+ *								of another ID layout generates
  *	SNOWFLAKE_BLOCK_FIRST_ROUND	peer_checker.c, from start until its first
  *								round with this server's node ID known
  *
@@ -171,6 +173,19 @@ snowflake_admission_refuse(uint32 blocked)
 						 "snowflake.node_id")));
 	}
 
+	if (blocked & SNOWFLAKE_BLOCK_LAYOUT_CONFLICT)
+	{
+		copy_detail(SNOWFLAKE_BLOCK_LAYOUT_CONFLICT, detail);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("another server generates snowflake IDs with a different ID layout"),
+				 errdetail("The conflict: %s. IDs of two layouts overlap whatever their node IDs; of two such servers, the one that began generating later stops.",
+						   detail),
+				 errhint("Give every server that generates IDs the same \"%s\", \"%s\" and \"%s\", and restart this one.",
+						 "snowflake.epoch", "snowflake.node_bits",
+						 "snowflake.sequence_bits")));
+	}
+
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("snowflake ID generation waits for the first check of the peers"),
@@ -206,6 +221,11 @@ snowflake_admission_problem(void)
 	{
 		copy_detail(SNOWFLAKE_BLOCK_CONFLICT, detail);
 		return psprintf(_("node ID conflict: %s"), detail);
+	}
+	if (blocked & SNOWFLAKE_BLOCK_LAYOUT_CONFLICT)
+	{
+		copy_detail(SNOWFLAKE_BLOCK_LAYOUT_CONFLICT, detail);
+		return psprintf(_("ID layout conflict: %s"), detail);
 	}
 	if (blocked & SNOWFLAKE_BLOCK_FIRST_ROUND)
 		return pstrdup(_("waiting for the first check of the peers"));

@@ -27,10 +27,12 @@ typedef enum SnowflakeBlock
 	SNOWFLAKE_BLOCK_NODE_ID = 1 << 0,	/* no node ID: identity.c */
 	SNOWFLAKE_BLOCK_STATE_FILE = 1 << 1,	/* state file untrusted: state_file.c */
 	SNOWFLAKE_BLOCK_CONFLICT = 1 << 2,	/* a peer has our node ID: peer_checker.c */
-	SNOWFLAKE_BLOCK_FIRST_ROUND = 1 << 3	/* peers not yet checked: peer_checker.c */
+	SNOWFLAKE_BLOCK_FIRST_ROUND = 1 << 3,	/* peers not yet checked: peer_checker.c */
+	SNOWFLAKE_BLOCK_LAYOUT_CONFLICT = 1 << 4	/* a peer of another ID layout:
+												 * peer_checker.c */
 } SnowflakeBlock;
 
-#define SNOWFLAKE_BLOCK_REASONS		4
+#define SNOWFLAKE_BLOCK_REASONS		5
 
 extern Size snowflake_admission_shmem_size(void);
 extern void snowflake_admission_shmem_init(void);

@@ -181,13 +181,21 @@ typedef struct PeersShared
 {
 	LWLock	   *lock;			/* protects everything below but the flag */
 	int64		instance_token; /* random, set at start, then constant */
-	pg_atomic_uint32 conflict;	/* 1 while a conflict is in force */
+	pg_atomic_uint32 conflict;	/* a ConflictKind; NO_CONFLICT: none */
 	char		conflict_detail[CONFLICT_DETAIL_LEN];
 	int			npeers;
 	PeerStatus	peers[MAX_PEERS];	/* in the order of the targets */
 } PeersShared;
 
 static PeersShared *peers_shared = NULL;
+
+/* what kind of conflict is in force, if any (PeersShared.conflict) */
+typedef enum ConflictKind
+{
+	NO_CONFLICT = 0,
+	NODE_ID_CONFLICT,			/* a server with our node ID generates */
+	LAYOUT_CONFLICT				/* a server of another ID layout generates */
+} ConflictKind;
 
 /* What a server says of itself (snowflake_node_info()) */
 typedef struct NodeInfo
@@ -260,6 +268,7 @@ typedef struct Verdict
 	bool		self;
 	bool		conflicts;
 	bool		we_yield;
+	bool		layout;			/* the conflict is one of ID layouts */
 } Verdict;
 
 /* ... and of the whole round */
@@ -270,6 +279,7 @@ typedef struct RoundVerdict
 	bool		listed;			/* no registry: entry, or the registry
 								 * lists this server among its holders */
 	char		conflict[CONFLICT_DETAIL_LEN];	/* the first we yield to */
+	ConflictKind kind;			/* ... and its kind */
 } RoundVerdict;
 
 /* In the worker: the targets, in a memory context of their own */
@@ -295,7 +305,7 @@ snowflake_peers_shmem_init(LWLock *lock)
 		return;
 	memset(peers_shared, 0, sizeof(PeersShared));
 	peers_shared->lock = lock;
-	pg_atomic_init_u32(&peers_shared->conflict, 0);
+	pg_atomic_init_u32(&peers_shared->conflict, NO_CONFLICT);
 	/*
 	 * Peers listed at start: no ID before the first round has asked them
 	 * (a server started with another's node ID would otherwise generate
@@ -1215,6 +1225,7 @@ judge_answer(const SelfView *self, const Answer *a, bool unseen, Verdict *v)
 		v->we_yield = true;
 		why = _("which cannot check this server: the registry does not list it");
 	}
+	v->layout = !same_node;
 	if (same_node)
 		snprintf(v->status, sizeof(v->status), "conflict: same node ID %d, %s",
 				 info->node_id, why);
@@ -1225,24 +1236,33 @@ judge_answer(const SelfView *self, const Answer *a, bool unseen, Verdict *v)
 
 /*
  * Refuses generation (admission.c) while a conflict is in force and
- * snowflake.node_conflict is "refuse"; lets it go on otherwise.  The
- * peer checker is the only writer of that reason.
+ * snowflake.node_conflict is "refuse", for the reason of its kind; lets it
+ * go on otherwise.  The peer checker is the only writer of both reasons.
  */
 static void
 apply_conflict_policy(void)
 {
+	ConflictKind kind = (ConflictKind) pg_atomic_read_u32(&peers_shared->conflict);
+	SnowflakeBlock reason;
 	char		detail[CONFLICT_DETAIL_LEN];
 
-	if (pg_atomic_read_u32(&peers_shared->conflict) == 0 ||
+	if (kind == NO_CONFLICT ||
 		snowflake_node_conflict != SNOWFLAKE_CONFLICT_REFUSE)
 	{
 		snowflake_admission_unblock(SNOWFLAKE_BLOCK_CONFLICT);
+		snowflake_admission_unblock(SNOWFLAKE_BLOCK_LAYOUT_CONFLICT);
 		return;
 	}
+	reason = kind == LAYOUT_CONFLICT ?
+		SNOWFLAKE_BLOCK_LAYOUT_CONFLICT : SNOWFLAKE_BLOCK_CONFLICT;
 	LWLockAcquire(peers_shared->lock, LW_SHARED);
 	strlcpy(detail, peers_shared->conflict_detail, sizeof(detail));
 	LWLockRelease(peers_shared->lock);
-	snowflake_admission_block(SNOWFLAKE_BLOCK_CONFLICT, detail);
+	/* block first, so that generation is never open between the two */
+	snowflake_admission_block(reason, detail);
+	snowflake_admission_unblock(reason == SNOWFLAKE_BLOCK_CONFLICT ?
+								SNOWFLAKE_BLOCK_LAYOUT_CONFLICT :
+								SNOWFLAKE_BLOCK_CONFLICT);
 }
 
 /* Whether any of the n targets came from a "registry:" entry. */
@@ -1295,7 +1315,7 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 		else if (round_targets[i].expected_node_id == OTHER_LAYOUT)
 		{
 			memset(v, 0, sizeof(Verdict));
-			v->conflicts = v->we_yield = true;
+			v->conflicts = v->we_yield = v->layout = true;
 			snprintf(v->status, sizeof(v->status),
 					 "conflict: the registry leases a node ID to a server of another ID layout (%s), which cannot check this server",
 					 round_targets[i].other_layout);
@@ -1309,6 +1329,7 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 		if (v->we_yield && !round->yield)
 		{
 			round->yield = true;
+			round->kind = v->layout ? LAYOUT_CONFLICT : NODE_ID_CONFLICT;
 			snprintf(round->conflict, sizeof(round->conflict),
 					 "peer \"%s\" (%s)", names[i], v->status);
 		}
@@ -1326,6 +1347,7 @@ publish_round(Target *round_targets, int n, const char *const *names,
 	PeerStatus *found = palloc0(sizeof(PeerStatus) * Max(n, 1));
 	bool		new_conflict = false;
 	bool		resolved = false;
+	ConflictKind in_force;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -1348,19 +1370,21 @@ publish_round(Target *round_targets, int n, const char *const *names,
 	}
 
 	LWLockAcquire(peers_shared->lock, LW_EXCLUSIVE);
+	/* the peer checker is the only writer of the kind */
+	in_force = (ConflictKind) pg_atomic_read_u32(&peers_shared->conflict);
 	memcpy(peers_shared->peers, found, sizeof(PeerStatus) * n);
 	peers_shared->npeers = n;
 	if (round->yield)
 	{
-		new_conflict = pg_atomic_read_u32(&peers_shared->conflict) == 0;
+		new_conflict = in_force != round->kind;
 		strlcpy(peers_shared->conflict_detail, round->conflict,
 				sizeof(peers_shared->conflict_detail));
-		pg_atomic_write_u32(&peers_shared->conflict, 1);
+		pg_atomic_write_u32(&peers_shared->conflict, round->kind);
 	}
-	else if (round->all_reached && pg_atomic_read_u32(&peers_shared->conflict) != 0)
+	else if (round->all_reached && in_force != NO_CONFLICT)
 	{
 		/* silence proves nothing: only a round that reached all lifts it */
-		pg_atomic_write_u32(&peers_shared->conflict, 0);
+		pg_atomic_write_u32(&peers_shared->conflict, NO_CONFLICT);
 		peers_shared->conflict_detail[0] = '\0';
 		resolved = true;
 	}
@@ -1383,7 +1407,15 @@ publish_round(Target *round_targets, int n, const char *const *names,
 			t->warned = winning;
 	}
 
-	if (new_conflict)
+	if (new_conflict && round->kind == LAYOUT_CONFLICT)
+		ereport(WARNING,
+				(errmsg("snowflake ID layout %s conflicts with %s",
+						snowflake_layout_text(snowflake_layout()), round->conflict),
+				 snowflake_node_conflict == SNOWFLAKE_CONFLICT_REFUSE ?
+				 errdetail("This server stops generating IDs until the conflict is resolved.") :
+				 errdetail("\"%s\" is \"%s\": this server keeps generating IDs, which may collide.",
+						   "snowflake.node_conflict", "warn")));
+	else if (new_conflict)
 		ereport(WARNING,
 				(errmsg("snowflake node ID %d conflicts with %s",
 						snowflake_identity_node_id(), round->conflict),
@@ -1391,6 +1423,8 @@ publish_round(Target *round_targets, int n, const char *const *names,
 				 errdetail("This server stops generating IDs until the conflict is resolved.") :
 				 errdetail("\"%s\" is \"%s\": this server keeps generating IDs, which may collide.",
 						   "snowflake.node_conflict", "warn")));
+	else if (resolved && in_force == LAYOUT_CONFLICT)
+		ereport(LOG, (errmsg("snowflake ID layout conflict resolved")));
 	else if (resolved)
 		ereport(LOG, (errmsg("snowflake node ID conflict resolved")));
 }

@@ -148,11 +148,15 @@ snowflake.peer_check_interval = '500ms'
 $c->start;
 $c->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 $c->poll_query_until('postgres',
-	q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()})
+	q{SELECT problem LIKE 'ID layout conflict:%' FROM snowflake_status()})
   or die 'layout conflict not detected';
 is($c->safe_psql('postgres', 'SELECT status FROM snowflake_peers()'),
 	'conflict: different ID layout, started earlier',
 	'a server with another layout, started later, stops generating');
+# the error names the layouts, not the node ID, which is not what differs
+($ret, $out, $err) = $c->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/ERROR:  another server generates snowflake IDs with a different ID layout\n.*DETAIL:  The conflict: peer .* \(conflict: different ID layout, started earlier\)\. IDs of two layouts overlap.*\n.*HINT:  Give every server that generates IDs the same "snowflake.epoch", "snowflake.node_bits" and "snowflake.sequence_bits"/s,
+	'and says that the layouts differ');
 $c->stop;
 
 # a standby shares its primary's node ID, and that is no conflict, seen

@@ -322,8 +322,10 @@ ok($other_layout->poll_query_until('postgres',
 		"SELECT checked_at > '$stopped_at' FROM snowflake_peers() WHERE peer = 'registry:layout 1735689600000/10/12'"
 		  . " AND status LIKE 'conflict%'"),
 	'a round after the holders stopped, the leases are still a conflict');
-is($other_layout->psql('postgres', 'SELECT snowflake_nextval()'), 3,
-	'and the server of another layout generates no ID');
+my ($layout_rc, $layout_out, $layout_err) = $other_layout->psql('postgres', 'SELECT snowflake_nextval()');
+is($layout_rc, 3, 'and the server of another layout generates no ID');
+like($layout_err, qr/ERROR:  another server generates snowflake IDs with a different ID layout/,
+	'and says that the layouts differ, not that its node ID is taken');
 
 # --- a holder restarted with another layout does not generate with its lease -----------
 # Its lease file survives the restart, but the lease answers for the layout
