@@ -124,9 +124,10 @@ static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 /*
  * This backend saw the library preloaded, recovery over and a node ID
- * assigned: the fast path of snowflake_nextval() may run.  A server never
- * goes back into recovery without a restart, and keeps its node ID until
- * it stops (identity.c), so node_id is this backend's copy of it.
+ * assigned, so allocate_slots() may make the fast path's plan (below).  A
+ * server never goes back into recovery without a restart, and keeps its
+ * node ID until it stops (identity.c), so node_id is this backend's copy
+ * of it.
  */
 static bool fast_path_ready = false;
 static int32 node_id = -1;
@@ -381,34 +382,56 @@ typedef struct FastPlan
 {
 	uint32		version;		/* snowflake_policy_version it was made at */
 	bool		random_start;	/* snowflake.sequence_random_start > 1 */
-	int			seq_bits;
-	int			shift;
-	int64		max_seq;
-	int64		epoch_ms;
-	int64		max_ms;
-	int64		node_field;		/* node_id << seq_bits */
+	int32		node_id;
 	int64		allowed_lead;
 	int64		margin;
+	SnowflakeLayout layout;		/* a copy: fixed while the server runs */
 } FastPlan;
 
 static FastPlan plan = {.version = PG_UINT32_MAX};
 
+/*
+ * The plan as the settings and the node ID make it now.  Whatever the
+ * fast path reads from it must come from here, and every setting it
+ * depends on must bump snowflake_policy_version in its assign hook:
+ * check_fast_plan() verifies that in builds with assertions.
+ */
 static void
-make_fast_plan(const SnowflakeLayout *layout)
+fill_fast_plan(FastPlan *fp)
 {
 	const Policy *p = current_policy();
 
+	memset(fp, 0, sizeof(FastPlan));	/* padding too, for the comparison */
+	fp->version = p->version;
+	fp->random_start = snowflake_sequence_random_start > 1;
+	fp->node_id = node_id;
+	fp->allowed_lead = p->allowed_lead;
+	fp->margin = p->margin;
+	fp->layout = *snowflake_layout();
+}
+
+static void
+make_fast_plan(void)
+{
 	Assert(fast_path_ready);
-	plan.random_start = snowflake_sequence_random_start > 1;
-	plan.seq_bits = layout->seq_bits;
-	plan.shift = layout->shift;
-	plan.max_seq = layout->max_seq;
-	plan.epoch_ms = layout->epoch_ms;
-	plan.max_ms = layout->max_ms;
-	plan.node_field = (int64) node_id << layout->seq_bits;
-	plan.allowed_lead = p->allowed_lead;
-	plan.margin = p->margin;
-	plan.version = p->version;
+	fill_fast_plan(&plan);
+}
+
+/*
+ * In builds with assertions, every call of the fast path checks that its
+ * plan is what the settings make now: a setting the plan depends on whose
+ * change does not bump the version would fail here at the first call
+ * after a reload, rather than go unnoticed.
+ */
+static inline void
+check_fast_plan(void)
+{
+#ifdef USE_ASSERT_CHECKING
+	FastPlan	fresh;
+
+	fill_fast_plan(&fresh);
+	Assert(memcmp(&fresh, &plan, sizeof(FastPlan)) == 0);
+#endif
 }
 
 /*
@@ -1014,7 +1037,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 					wait_for_clock(layout, end_ms, allowed_lead, wait_allowed);
 
 				if (unlikely(plan.version != snowflake_policy_version))
-					make_fast_plan(layout);
+					make_fast_plan();
 
 				*first_out = first;
 				*last_out = last;
@@ -1183,6 +1206,7 @@ nextval_general(void)
 Datum
 snowflake_nextval(PG_FUNCTION_ARGS)
 {
+	const SnowflakeLayout *layout = &plan.layout;
 	int64		start_seq = 0;
 	Oid			user;
 	uint64		now_ms;
@@ -1195,34 +1219,42 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 	if (unlikely(plan.version != snowflake_policy_version ||
 				 pg_atomic_read_u32(snowflake_admission_blocked_reasons) != 0))
 		return nextval_general();
+	check_fast_plan();
 
 	/*
 	 * The calls come first, so that nothing computed below has to survive
 	 * one (and the compiler saves fewer registers).
 	 */
 	if (unlikely(plan.random_start))
-		start_seq = sequence_start(snowflake_current_layout);
+		start_seq = sequence_start(layout);
 	user = GetUserId();
 
 	/* unsigned: a time before the epoch is a huge number, out of range */
-	now_ms = (uint64) (snowflake_clock_now_ms() - plan.epoch_ms);
-	if (unlikely(now_ms > (uint64) plan.max_ms))
+	now_ms = (uint64) (snowflake_clock_now_ms() - layout->epoch_ms);
+	if (unlikely(now_ms > (uint64) layout->max_ms))
 		return nextval_general();
-	now_slot = (int64) now_ms << plan.seq_bits;
+	now_slot = snowflake_first_slot_of_ms(layout, (int64) now_ms);
 	/* the lead the policy allows, and never past the layout's last ms */
-	limit_ms = Min((int64) now_ms + plan.allowed_lead, plan.max_ms);
+	limit_ms = Min((int64) now_ms + plan.allowed_lead, layout->max_ms);
 
 	SpinLockAcquire(&generator->mutex);
-	first = generator->last_slot + 1;
-	if (first <= now_slot)
-		first = now_slot + start_seq;
-	end_ms = first >> plan.seq_bits;
-	ok = end_ms <= limit_ms && end_ms + plan.margin <= generator->reserved_ms;
+	first = generator->last_slot;
+	/* after the layout's last slot there is none (and + 1 would wrap) */
+	ok = first < layout->max_slot;
 	if (likely(ok))
 	{
-		/* set by the general path, which every backend takes first */
-		Assert(generator->generating_since_ms != 0);
+		first++;
+		if (first <= now_slot)
+			first = now_slot + start_seq;
+		end_ms = snowflake_slot_ms(layout, first);
+		ok = end_ms <= limit_ms && end_ms + plan.margin <= generator->reserved_ms;
+	}
+	if (likely(ok))
+	{
 		generator->last_slot = first;
+		/* the general path, which every backend takes first, set it */
+		if (unlikely(generator->generating_since_ms == 0))
+			generator->generating_since_ms = (int64) now_ms + layout->epoch_ms;
 		generator->ids_issued++;
 		if (unlikely(end_ms - (int64) now_ms > generator->max_lead_ms))
 			generator->max_lead_ms = end_ms - (int64) now_ms;
@@ -1233,11 +1265,10 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 		return nextval_general();
 
 	/* the slot opens a millisecond the clock has not reached */
-	if (unlikely(first > now_slot) && (first & plan.max_seq) == 0)
+	if (unlikely(first > now_slot) && snowflake_slot_seq(layout, first) == 0)
 		pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
 
-	session_last_id = ((first >> plan.seq_bits) << plan.shift) |
-		plan.node_field | (first & plan.max_seq);
+	session_last_id = snowflake_slot_to_id(layout, first, plan.node_id);
 	session_last_user = user;
 	PG_RETURN_INT64(session_last_id);
 }

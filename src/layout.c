@@ -52,7 +52,11 @@ snowflake_set_layout(int64 epoch_ms, int node_bits, int seq_bits)
 	layout->max_ms = (INT64CONST(1) << layout->time_bits) - 1;
 	layout->max_node = (int32) ((INT64CONST(1) << node_bits) - 1);
 	layout->max_seq = (int32) ((INT64CONST(1) << seq_bits) - 1);
-	/* below 2^63 even without node bits: time_bits + seq_bits <= 63 */
+	/*
+	 * At most 2^63 - 1, since time_bits + seq_bits <= 63; without node bits
+	 * exactly that, so the slot after the last would overflow: callers
+	 * compare with max_slot before they add.
+	 */
 	layout->max_slot = (layout->max_ms << seq_bits) | layout->max_seq;
 
 	/* timestamptz ends at year 294276: about 9.2e15 ms after 2000 */

@@ -55,8 +55,12 @@ extern int	snowflake_sequence_random_start;
 extern bool snowflake_registry_fencing;
 extern char *snowflake_advertise_address;
 
-/* changes whenever a setting snowflake_allowed_lead_ms() and
- * snowflake_max_wait_ms() depend on, or snowflake.reserve_ahead, changes */
+/*
+ * Changes whenever a setting changes that the generator caches something
+ * of (its policy bounds, the fast path's plan: the clock policy, borrow,
+ * wait, reserve_ahead, clock_step_threshold, sequence_random_start); the
+ * assign hook of each of them bumps it (guc.c).
+ */
 extern uint32 snowflake_policy_version;
 
 extern void snowflake_define_settings(bool preloading);

@@ -79,13 +79,15 @@
  *
  * THE PATH OF ONE snowflake_nextval()
  *
- *	In generator.c: one atomic load says the server may generate
- *	(admission.h); one read of the system clock gives the trusted time
- *	(clock.h, inline; the steady clock is read only when the reading is
- *	outside the window last confirmed); then one spinlock section takes
- *	the next slot, max(last slot + 1, now), if it is within the clock
- *	policy's lead and well inside the durable reservation.  The slot and
- *	the node ID make the ID (layout.h).  Anything else (a reservation to
+ *	In generator.c: the backend's plan (the layout, the node ID and the
+ *	policy's bounds, copied once per change of a setting) is current, and
+ *	one atomic load says the server may generate (admission.h); one read
+ *	of the system clock gives the trusted time (clock.h, inline; the
+ *	steady clock is read only when the reading is outside the window last
+ *	confirmed); then one spinlock section takes the next slot, max(last
+ *	slot + 1, now), if the layout has one, within the clock policy's lead
+ *	and well inside the durable reservation.  The slot and the node ID
+ *	make the ID (layout.h).  Anything else (a reservation to
  *	write, a lead to wait out, an error) goes to allocate_slots(), which
  *	writes the state file and the WAL record with no lock held, waits on a
  *	condition variable or the latch, and starts over.

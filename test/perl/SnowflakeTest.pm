@@ -116,6 +116,8 @@ sub wait_for_crash_restart
 {
 	my ($node, $offset) = @_;
 	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $offset);
+	# from $offset too: the server was up when it was taken, so the first
+	# "ready" past it is the end of this restart
 	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
 	return;
 }

@@ -80,15 +80,20 @@ sub run_to_the_end
 
 	# the block of every ID that is left: counted from the last ID issued,
 	# which a first block puts five minutes ahead of the clock, so that the
-	# clock cannot move the start of the block meanwhile
+	# clock cannot move the start of the block meanwhile.  Then, in the same
+	# session (whose calls take the fast path), one more ID: with no node
+	# bits the last slot is 2^63 - 1, and the next would wrap around.
 	$node->safe_psql('postgres', "SELECT snowflake_reserve((1::bigint << $seq_bits) * 300000)");
-	$node->safe_psql('postgres', qq{
+	($ret, $stdout, $stderr) = $node->psql('postgres', qq{
 		INSERT INTO ids (id)
 		SELECT last_id FROM (SELECT snowflake_nextval() AS id) i,
 		LATERAL snowflake_reserve(
 		  (extract(epoch FROM (SELECT time_runs_out_at FROM snowflake_status())
 		                      - snowflake_timestamp(i.id)) * 1000)::bigint * (1::bigint << $seq_bits)
-		  - snowflake_seq(i.id) - 1)});
+		  - snowflake_seq(i.id) - 1);
+		INSERT INTO ids (id) SELECT snowflake_nextval();});
+	like($stderr, qr/ERROR:  snowflake timestamp range exhausted/,
+		"$what: after the last ID, the session that took it gets the exhaustion error too");
 	is($node->safe_psql('postgres', q{
 		SELECT snowflake_timestamp(max(id)) = time_runs_out_at - interval '1 ms'
 		   AND snowflake_seq(max(id)) = (1 << sequence_bits) - 1

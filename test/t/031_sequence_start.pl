@@ -10,6 +10,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use SnowflakeTest;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 my $node = snowflake_node('seqstart', conf => "snowflake.node_id = 3\n");
 $node->start;
@@ -57,10 +58,28 @@ is($node->safe_psql('postgres',
 		q{SELECT count(*) FILTER (WHERE snowflake_seq(id) = 0) * 2 > count(*) FROM runs WHERE run = 'plain'}),
 	't', 'most IDs are the first of their millisecond, sequence 0');
 
+# a session that generated before the reload (its fast path has a plan)
+# follows the new setting as well
+my $held = $node->background_psql('postgres');
+$held->query_safe('SELECT snowflake_nextval()');
+
 $node->safe_psql('postgres', 'ALTER SYSTEM SET snowflake.sequence_random_start = 1024');
 $node->reload;
 $node->poll_query_until('postgres', q{SELECT current_setting('snowflake.sequence_random_start') = '1024'})
   or die 'the setting was not reloaded';
+my $seen = '';
+for (1 .. 600)
+{
+	$seen = $held->query_safe(q{SELECT current_setting('snowflake.sequence_random_start')});
+	last if $seen eq '1024';
+	usleep(100_000);
+}
+is($seen, '1024', 'a session that generated before the reload sees the new setting');
+$held->query_safe(q{INSERT INTO runs SELECT 'held', * FROM slow_ids(400)});
+$held->quit;
+is($node->safe_psql('postgres',
+		q{SELECT count(*) FILTER (WHERE snowflake_seq(id) <> 0) > 300 FROM runs WHERE run = 'held'}),
+	't', 'and its IDs start their milliseconds at random sequence numbers');
 $node->safe_psql('postgres', q{INSERT INTO runs SELECT 'random', * FROM slow_ids(4000)});
 cmp_ok(chi_square('random'), '<', 52, 'with snowflake.sequence_random_start = 1024, id % 16 is even');
 is($node->safe_psql('postgres',
