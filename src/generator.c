@@ -1239,8 +1239,14 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 
 	SpinLockAcquire(&generator->mutex);
 	first = generator->last_slot;
-	/* after the layout's last slot there is none (and + 1 would wrap) */
-	ok = first < layout->max_slot;
+
+	/*
+	 * After the layout's last slot there is none (and + 1 would wrap).  An
+	 * excuse of the restart lead (allocate_slots()) is spent only by the
+	 * general path, once the clock has passed it: until then every call
+	 * goes there, or a later step back would be waited out as if excused.
+	 */
+	ok = first < layout->max_slot && generator->excused_until_ms < 0;
 	if (likely(ok))
 	{
 		first++;

@@ -796,6 +796,9 @@ claim_lease(SnowflakeLease *lease)
 		lease->floor_id = -1;
 		lease->final_mark = -1;
 		lease->system_identifier = GetSystemIdentifier();
+		/* the layout the claim asks for, and the lease then serves */
+		strlcpy(lease->layout, snowflake_layout_text(snowflake_layout()),
+				sizeof(lease->layout));
 		/* any value but 0; collisions only matter with the same system ID */
 		do
 			lease->claim_token = (int64) pg_prng_uint64(&pg_global_prng_state);
@@ -873,6 +876,29 @@ release_lease(SnowflakeLease *lease)
 }
 
 /*
+ * A server restarted with another ID layout than its lease was claimed
+ * with (lease_layout, from the lease file or the registry) stops
+ * generating for this run: the lease answers for the old layout, and
+ * others judge its IDs by it.
+ */
+static void
+withdraw_for_layout(const SnowflakeLease *lease, const char *lease_layout)
+{
+	char	   *running = snowflake_layout_text(snowflake_layout());
+
+	set_run_active(false);
+	yielded = true;
+	snowflake_identity_withdraw(psprintf(_("The lease of node ID %d was claimed with the ID layout %s, and this server runs %s: a lease serves the layout it was claimed with."),
+										 lease->node_id, lease_layout, running));
+	ereport(WARNING,
+			(errmsg("snowflake node ID %d was leased for another ID layout; this server stops generating IDs",
+					lease->node_id),
+			 errdetail("The lease was claimed with the layout %s; this server runs %s.",
+					   lease_layout, running),
+			 errhint("Restore the settings of that layout and restart: the registry serves one ID layout.")));
+}
+
+/*
  * The report of a held lease, and what it means for this run:
  *
  *	the registry takes this run as active: generate (after resuming above
@@ -897,6 +923,18 @@ held_tick(SnowflakeLease *lease)
 
 	if (yielded)
 		return;
+
+	/*
+	 * Restarted with another layout: the lease answers for the one it was
+	 * claimed with, which the lease file says, registry or not.  A lease
+	 * saved before the file kept it waits for the registry's word below.
+	 */
+	if (lease->layout[0] != '\0' &&
+		strcmp(lease->layout, snowflake_layout_text(snowflake_layout())) != 0)
+	{
+		withdraw_for_layout(lease, lease->layout);
+		return;
+	}
 
 	/*
 	 * The fence goes first: a report may take a timeout to fail.  A worker
@@ -932,6 +970,10 @@ held_tick(SnowflakeLease *lease)
 								lease->node_id),
 						 errdetail("\"%s\" is on.", "snowflake.registry_fencing")));
 			}
+			else if (lease->layout[0] == '\0')
+				snowflake_identity_waiting(psprintf(_("The lease of node ID %d was saved without its ID layout (by an earlier build of 1.6), and the registry cannot confirm it now: %s"),
+													lease->node_id,
+													error ? error : _("unknown failure")));
 			else if (snowflake_identity_node_id() < 0)
 				snowflake_identity_assign(lease->node_id);
 		}
@@ -965,19 +1007,14 @@ held_tick(SnowflakeLease *lease)
 		strcmp(r.lease_layout, snowflake_layout_text(snowflake_layout())) != 0)
 	{
 		/* restarted with another layout: the lease answers for the old one */
-		set_run_active(false);
-		yielded = true;
-		snowflake_identity_withdraw(psprintf(_("The registry records the lease of node ID %d with the ID layout %s, and this server runs %s: a lease serves the layout it was claimed with."),
-											 lease->node_id, r.lease_layout,
-											 snowflake_layout_text(snowflake_layout())));
-		ereport(WARNING,
-				(errmsg("snowflake node ID %d was leased for another ID layout; this server stops generating IDs",
-						lease->node_id),
-				 errdetail("The registry records the layout %s; this server runs %s.",
-						   r.lease_layout, snowflake_layout_text(snowflake_layout())),
-				 errhint("Restore the settings of the layout, or have the node ID reclaimed in the registry and remove \"%s\" before the next start, so that the server claims a new lease.",
-						 "pg_snowflake/lease")));
+		withdraw_for_layout(lease, r.lease_layout);
 		return;
+	}
+	if (lease->layout[0] == '\0' && r.lease_layout[0] != '\0')
+	{
+		/* a lease saved without its layout: keep the registry's word */
+		strlcpy(lease->layout, r.lease_layout, sizeof(lease->layout));
+		(void) save_lease(lease);
 	}
 
 	if (!r.active)

@@ -78,6 +78,7 @@
 #define LEASE_FILE			SNOWFLAKE_STATE_DIR "/lease"
 #define LEASE_FILE_TMP		LEASE_FILE ".tmp"
 #define LEASE_MAGIC			0x4C454153	/* "LEAS" */
+#define LEASE_VERSION		2	/* 1: without the layout */
 #define ERROR_LEN			256
 
 /*
@@ -163,6 +164,28 @@ typedef struct LeaseRecord
 	pg_crc32c	crc;			/* CRC-32C of everything above */
 } LeaseRecord;
 
+/* ... as 1.6 first wrote it, without the lease's layout */
+typedef struct SnowflakeLeaseV1
+{
+	int32		state;
+	int32		node_id;
+	int64		claim_token;
+	int64		floor_id;
+	int64		final_mark;
+	uint64		system_identifier;
+} SnowflakeLeaseV1;
+
+StaticAssertDecl(sizeof(SnowflakeLeaseV1) == SNOWFLAKE_LEASE_V1_SIZE,
+				 "a lease of version 1 is a prefix of SnowflakeLease");
+
+typedef struct LeaseRecordV1
+{
+	uint32		magic;
+	uint32		version;
+	SnowflakeLeaseV1 lease;
+	pg_crc32c	crc;
+} LeaseRecordV1;
+
 static pg_crc32c
 lease_crc(const LeaseRecord *rec)
 {
@@ -172,6 +195,24 @@ lease_crc(const LeaseRecord *rec)
 	COMP_CRC32C(crc, rec, offsetof(LeaseRecord, crc));
 	FIN_CRC32C(crc);
 	return crc;
+}
+
+/* a version 1 record: its lease, the layout left empty (unknown) */
+static bool
+read_lease_v1(const char *buf, SnowflakeLease *lease)
+{
+	LeaseRecordV1 rec;
+	pg_crc32c	crc;
+
+	memcpy(&rec, buf, sizeof(rec));
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &rec, offsetof(LeaseRecordV1, crc));
+	FIN_CRC32C(crc);
+	if (rec.magic != LEASE_MAGIC || rec.version != 1 || !EQ_CRC32C(rec.crc, crc))
+		return false;
+	memset(lease, 0, sizeof(SnowflakeLease));
+	memcpy(lease, &rec.lease, SNOWFLAKE_LEASE_V1_SIZE);
+	return true;
 }
 
 Size
@@ -618,15 +659,22 @@ snowflake_lease_file_read(SnowflakeLease *lease, char **problem)
 	}
 	CloseTransientFile(fd);
 	memcpy(&rec, buf, Min(nread, (ssize_t) sizeof(LeaseRecord)));
-	if (nread != sizeof(LeaseRecord) || rec.magic != LEASE_MAGIC ||
-		rec.version != STATE_VERSION || !EQ_CRC32C(rec.crc, lease_crc(&rec)) ||
-		rec.lease.state < SNOWFLAKE_LEASE_NONE ||
-		rec.lease.state > SNOWFLAKE_LEASE_RELEASED)
+	if (nread == sizeof(LeaseRecord) && rec.magic == LEASE_MAGIC &&
+		rec.version == LEASE_VERSION && EQ_CRC32C(rec.crc, lease_crc(&rec)) &&
+		memchr(rec.lease.layout, '\0', sizeof(rec.lease.layout)) != NULL)
+		*lease = rec.lease;
+	else if (!(nread == sizeof(LeaseRecordV1) && read_lease_v1(buf, lease)))
 	{
 		*problem = psprintf(_("file \"%s\" is corrupt"), LEASE_FILE);
 		return false;
 	}
-	*lease = rec.lease;
+	if (lease->state < SNOWFLAKE_LEASE_NONE ||
+		lease->state > SNOWFLAKE_LEASE_RELEASED)
+	{
+		memset(lease, 0, sizeof(SnowflakeLease));
+		*problem = psprintf(_("file \"%s\" is corrupt"), LEASE_FILE);
+		return false;
+	}
 	return true;
 }
 
@@ -645,7 +693,7 @@ snowflake_lease_file_write(const SnowflakeLease *lease, int elevel)
 
 	memset(&rec, 0, sizeof(rec));
 	rec.magic = LEASE_MAGIC;
-	rec.version = STATE_VERSION;
+	rec.version = LEASE_VERSION;
 	rec.lease = *lease;
 	rec.crc = lease_crc(&rec);
 	if (replace_file(LEASE_FILE, LEASE_FILE_TMP, &rec, sizeof(rec), &f))

@@ -56,7 +56,18 @@ typedef struct SnowflakeLease
 	int64		floor_id;		/* earlier holders' IDs are all <= this */
 	int64		final_mark;		/* our IDs are all <= this, once releasing */
 	uint64		system_identifier;
+
+	/*
+	 * The ID layout the lease was claimed with (snowflake_layout_text()),
+	 * so that a server restarted with another refuses the lease without
+	 * asking the registry; "" in a lease saved before 1.6 kept it, which the
+	 * registry must then confirm first.  Last, so that such a lease is a
+	 * prefix of this one (SNOWFLAKE_LEASE_V1_SIZE bytes).
+	 */
+	char		layout[32];
 } SnowflakeLease;
+
+#define SNOWFLAKE_LEASE_V1_SIZE		offsetof(SnowflakeLease, layout)
 
 extern bool snowflake_lease_file_read(SnowflakeLease *lease, char **problem);
 extern bool snowflake_lease_file_write(const SnowflakeLease *lease, int elevel);

@@ -115,14 +115,22 @@ snowflake_wal_read_mark(XLogReaderState *record)
 	return rec.hwm_id;
 }
 
-/* The lease of a lease record being replayed. */
+/*
+ * The lease of a lease record being replayed.  A record of 1.6 before the
+ * lease kept its layout is a prefix of one now; its layout is left empty
+ * (unknown).
+ */
 void
 snowflake_wal_read_lease(XLogReaderState *record, SnowflakeLease *lease)
 {
-	if (XLogRecGetDataLen(record) != sizeof(SnowflakeLease))
+	uint32		len = XLogRecGetDataLen(record);
+
+	if (len != sizeof(SnowflakeLease) && len != SNOWFLAKE_LEASE_V1_SIZE)
 		elog(PANIC, "snowflake lease record has %u bytes, not %zu",
-			 XLogRecGetDataLen(record), sizeof(SnowflakeLease));
-	memcpy(lease, XLogRecGetData(record), sizeof(SnowflakeLease));
+			 len, sizeof(SnowflakeLease));
+	memset(lease, 0, sizeof(SnowflakeLease));
+	memcpy(lease, XLogRecGetData(record), len);
+	lease->layout[sizeof(lease->layout) - 1] = '\0';
 }
 
 void
@@ -140,14 +148,15 @@ snowflake_wal_desc(StringInfo buf, XLogReaderState *record)
 						 (long long) rec.hwm_id, rec.node_id);
 	}
 	else if (info == XLOG_SNOWFLAKE_LEASE &&
-			 XLogRecGetDataLen(record) == sizeof(SnowflakeLease))
+			 (XLogRecGetDataLen(record) == sizeof(SnowflakeLease) ||
+			  XLogRecGetDataLen(record) == SNOWFLAKE_LEASE_V1_SIZE))
 	{
 		SnowflakeLease lease;
 
-		memcpy(&lease, XLogRecGetData(record), sizeof(lease));
-		appendStringInfo(buf, "state %d node_id %d floor_id %lld final_mark %lld",
+		snowflake_wal_read_lease(record, &lease);
+		appendStringInfo(buf, "state %d node_id %d floor_id %lld final_mark %lld layout \"%s\"",
 						 lease.state, lease.node_id, (long long) lease.floor_id,
-						 (long long) lease.final_mark);
+						 (long long) lease.final_mark, lease.layout);
 	}
 }
 
