@@ -809,6 +809,21 @@ claim_lease(SnowflakeLease *lease)
 			return false;
 		}
 	}
+	else if (strcmp(lease->layout, snowflake_layout_text(snowflake_layout())) != 0)
+	{
+		/*
+		 * A claim saved by a run of another layout is sent with this one's:
+		 * save what is asked for.  If the registry answers with the lease
+		 * the first claim got, the first report reads its layout.
+		 */
+		strlcpy(lease->layout, snowflake_layout_text(snowflake_layout()),
+				sizeof(lease->layout));
+		if (!save_lease(lease))
+		{
+			snowflake_identity_waiting(_("The node-ID lease could not be saved in \"pg_snowflake/lease\"; the server log says why."));
+			return false;
+		}
+	}
 	if (!claim(lease, &error))
 	{
 		exchange_failed("snowflake_registry_claim()", error);
@@ -925,18 +940,6 @@ held_tick(SnowflakeLease *lease)
 		return;
 
 	/*
-	 * Restarted with another layout: the lease answers for the one it was
-	 * claimed with, which the lease file says, registry or not.  A lease
-	 * saved before the file kept it waits for the registry's word below.
-	 */
-	if (lease->layout[0] != '\0' &&
-		strcmp(lease->layout, snowflake_layout_text(snowflake_layout())) != 0)
-	{
-		withdraw_for_layout(lease, lease->layout);
-		return;
-	}
-
-	/*
 	 * The fence goes first: a report may take a timeout to fail.  A worker
 	 * started again in this run does not know when the last report was
 	 * taken (last_report_ms is 0): it fences until it reports.
@@ -971,9 +974,27 @@ held_tick(SnowflakeLease *lease)
 						 errdetail("\"%s\" is on.", "snowflake.registry_fencing")));
 			}
 			else if (lease->layout[0] == '\0')
-				snowflake_identity_waiting(psprintf(_("The lease of node ID %d was saved without its ID layout (by an earlier build of 1.6), and the registry cannot confirm it now: %s"),
+				snowflake_identity_waiting(psprintf(_("The lease of node ID %d was saved without its ID layout, and the registry cannot confirm the layout now: %s"),
 													lease->node_id,
 													error ? error : _("unknown failure")));
+			else if (strcmp(lease->layout, snowflake_layout_text(snowflake_layout())) != 0)
+			{
+				/*
+				 * Restarted with another layout: the saved lease answers for
+				 * the one it was claimed with, and others judge our IDs by
+				 * it.  Only the registry, the authority on the lease, can
+				 * say otherwise: wait for its word.
+				 */
+				snowflake_identity_waiting(psprintf(_("The lease of node ID %d was saved with the ID layout %s, and this server runs %s; the registry cannot say now which layout the lease serves: %s"),
+													lease->node_id, lease->layout,
+													snowflake_layout_text(snowflake_layout()),
+													error ? error : _("unknown failure")));
+				ereport(WARNING,
+						(errmsg("snowflake node ID %d was leased for another ID layout; this server generates no IDs until the registry answers",
+								lease->node_id),
+						 errdetail("The lease was saved with the layout %s; this server runs %s.",
+								   lease->layout, snowflake_layout_text(snowflake_layout()))));
+			}
 			else if (snowflake_identity_node_id() < 0)
 				snowflake_identity_assign(lease->node_id);
 		}
@@ -1003,18 +1024,18 @@ held_tick(SnowflakeLease *lease)
 		return;
 	}
 
+	/* the registry's layout of the lease is the one to keep */
+	if (r.lease_layout[0] != '\0' && strcmp(lease->layout, r.lease_layout) != 0)
+	{
+		strlcpy(lease->layout, r.lease_layout, sizeof(lease->layout));
+		(void) save_lease(lease);
+	}
 	if (r.lease_layout[0] != '\0' &&
 		strcmp(r.lease_layout, snowflake_layout_text(snowflake_layout())) != 0)
 	{
 		/* restarted with another layout: the lease answers for the old one */
 		withdraw_for_layout(lease, r.lease_layout);
 		return;
-	}
-	if (lease->layout[0] == '\0' && r.lease_layout[0] != '\0')
-	{
-		/* a lease saved without its layout: keep the registry's word */
-		strlcpy(lease->layout, r.lease_layout, sizeof(lease->layout));
-		(void) save_lease(lease);
 	}
 
 	if (!r.active)

@@ -126,8 +126,8 @@ snowflake_wal_read_lease(XLogReaderState *record, SnowflakeLease *lease)
 	uint32		len = XLogRecGetDataLen(record);
 
 	if (len != sizeof(SnowflakeLease) && len != SNOWFLAKE_LEASE_V1_SIZE)
-		elog(PANIC, "snowflake lease record has %u bytes, not %zu",
-			 len, sizeof(SnowflakeLease));
+		elog(PANIC, "snowflake lease record has %u bytes, not %zu or %zu",
+			 len, sizeof(SnowflakeLease), (size_t) SNOWFLAKE_LEASE_V1_SIZE);
 	memset(lease, 0, sizeof(SnowflakeLease));
 	memcpy(lease, XLogRecGetData(record), len);
 	lease->layout[sizeof(lease->layout) - 1] = '\0';

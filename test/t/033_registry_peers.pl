@@ -338,11 +338,19 @@ $relayout->append_conf('postgresql.conf', "snowflake.node_bits = 8\nsnowflake.se
 $registry->stop;
 my $log_offset = -s $relayout->logfile;
 $relayout->start;
-ok($relayout->wait_for_log(qr/snowflake node ID $ids[1] was leased for another ID layout; this server stops generating IDs/, $log_offset),
+ok($relayout->wait_for_log(qr/snowflake node ID $ids[1] was leased for another ID layout; this server generates no IDs until the registry answers/, $log_offset),
 	'a holder restarted with another layout, the registry down, says that its lease is for the old one');
 my ($rc, $out, $err) = $relayout->psql('postgres', 'SELECT snowflake_nextval()');
-like($err, qr/The lease of node ID $ids[1] was claimed with the ID layout 1735689600000\/10\/12, and this server runs 1735689600000\/8\/14/,
+like($err, qr/The lease of node ID $ids[1] was saved with the ID layout 1735689600000\/10\/12, and this server runs 1735689600000\/8\/14/,
 	'and generates no ID');
+# the registry back: its word, the same, stops the holder for the run
+$log_offset = -s $relayout->logfile;
+$registry->start;
+ok($relayout->wait_for_log(qr/snowflake node ID $ids[1] was leased for another ID layout; this server stops generating IDs/, $log_offset),
+	'and once the registry answers, it stops for the run');
+($rc, $out, $err) = $relayout->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/The lease of node ID $ids[1] was claimed with the ID layout 1735689600000\/10\/12, and this server runs 1735689600000\/8\/14/,
+	'still generating no ID');
 
-$_->stop for ($manual50, $other_layout, $relayout);
+$_->stop for ($manual50, $other_layout, $relayout, $registry);
 done_testing();
