@@ -1208,12 +1208,12 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 {
 	const SnowflakeLayout *layout = &plan.layout;
 	int64		start_seq = 0;
-	Oid			user;
 	uint64		now_ms;
 	int64		now_slot;
 	int64		limit_ms;
 	int64		first;
 	int64		end_ms;
+	int64		id;
 	bool		ok;
 
 	if (unlikely(plan.version != snowflake_policy_version ||
@@ -1221,13 +1221,8 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 		return nextval_general();
 	check_fast_plan();
 
-	/*
-	 * The calls come first, so that nothing computed below has to survive
-	 * one (and the compiler saves fewer registers).
-	 */
 	if (unlikely(plan.random_start))
 		start_seq = sequence_start(layout);
-	user = GetUserId();
 
 	/* unsigned: a time before the epoch is a huge number, out of range */
 	now_ms = (uint64) (snowflake_clock_now_ms() - layout->epoch_ms);
@@ -1274,9 +1269,9 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 	if (unlikely(first > now_slot) && snowflake_slot_seq(layout, first) == 0)
 		pg_atomic_fetch_add_u64(&generator->seq_exhaustions, 1);
 
-	session_last_id = snowflake_slot_to_id(layout, first, plan.node_id);
-	session_last_user = user;
-	PG_RETURN_INT64(session_last_id);
+	id = snowflake_slot_to_id(layout, first, plan.node_id);
+	remember_for_currval(id);
+	PG_RETURN_INT64(id);
 }
 
 static int64
