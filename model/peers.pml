@@ -1,0 +1,374 @@
+/*
+ * peers.pml: node IDs set by hand, checked by the peer checker
+ * (src/peer_checker.c), and peer observation.
+ *
+ * Two servers, A (0) and B (1), have the same node ID and list each other
+ * in snowflake.peers: the mistake the checker exists to catch.  B is, by
+ * scenario:
+ *
+ *	SCEN_COPY		a server of its own (a copy of A's data directory, or
+ *					one given A's node ID by mistake), started as a primary
+ *					at any time;
+ *	SCEN_STANDBY	A's physical standby, promoted at any time, while A
+ *					runs on, or after A died for good.
+ *
+ * Faults, each at most once: FAULT_CRASH, A crashes and runs crash
+ * recovery; FAULT_RESTART, A is stopped cleanly and started again (a new
+ * start time); FAULT_HANG, one question to a running peer gets no answer
+ * within snowflake.peer_timeout.
+ *
+ * Without switches this is the code of 107335b.  FIX_* are the rules of
+ * doc/protocol.md that it lacks; NO_* take away a guard the proof of
+ * those rules relies on (the mutations of model/checks).
+ */
+#include "common.pml"
+
+/* the mutations that weaken a condition rather than remove a step */
+#ifdef NO_CLAIM_FIRST
+#define CLAIM_FIRST_OFF	1		/* a round begun before the claim counts */
+#else
+#define CLAIM_FIRST_OFF	0
+#endif
+#ifdef NO_HANG_WAIT
+#define HANG_COUNTS		1		/* a peer that did not answer counts as absent */
+#else
+#define HANG_COUNTS		0
+#endif
+
+#define A	0
+#define B	1
+
+mtype = { DOWN, RECOVERING, PRIMARY };
+
+/* per server */
+mtype role[2];
+bit standby[2];			/* in recovery as A's standby (B, SCEN_STANDBY) */
+bit gate[2];			/* admission: SNOWFLAKE_BLOCK_FIRST_ROUND */
+bit conflict[2];		/* admission: SNOWFLAKE_BLOCK_CONFLICT */
+byte since[2];			/* generating_since_ms: 0 until the first ID */
+byte started[2];		/* start time (a crash restart keeps it) */
+byte last[2];			/* the generator's last slot */
+byte res[2];			/* the reservation: state file and WAL */
+byte lin[2];			/* lineage */
+
+/* a round of the peer checker: what it asked, kept until it judges */
+bit asked[2];
+bit a_up[2];			/* the peer answered */
+bit a_gone[2];			/* the peer refused: nothing runs there */
+bit a_busy57[2];		/* it said 57P03: in crash recovery */
+bit a_hung[2];			/* no answer within snowflake.peer_timeout */
+bit a_rec[2];			/* it answered, in recovery (a standby) */
+bit a_adm[2];			/* it answered as a primary admitted to generate */
+bit a_claim[2];			/* ... as a primary claiming the node ID */
+byte a_since[2];
+byte a_started[2];
+byte a_last[2];			/* its snowflake_node_info().last_id */
+byte o_since[2];		/* our generating_since when we asked */
+bit o_claiming[2];		/* we were claiming when we asked */
+
+bit crashed;			/* FAULT_CRASH spent */
+bit restarted;			/* FAULT_RESTART spent */
+bit hung;				/* FAULT_HANG spent */
+bit b_started;			/* SCEN_COPY: B has started */
+
+#define admitted(s)		(role[s] == PRIMARY && !gate[s] && !conflict[s])
+#define claiming(s)		(role[s] == PRIMARY && gate[s] && !conflict[s])
+
+/*
+ * A reservation to reach ms, durably, before an ID of ms leaves: the
+ * state file, then WAL, which a standby replays (synchronous replication:
+ * what a standby never received is lost with the rows that used it).
+ */
+inline reserve(s, ms)
+{
+	res[s] = ms + AHEAD;
+#ifdef SCEN_STANDBY
+	if
+	:: s == A && standby[B] -> res[B] = max(res[B], res[A]); last[B] = max(last[B], res[B])
+	:: else -> skip
+	fi
+#endif
+}
+
+#define next_slot(s)	max(last[s] + 1, clock(s))
+
+/* snowflake_nextval(): admission, then the slot under the spinlock */
+proctype Backend(byte s)
+{
+	byte ms;
+
+end:
+	do
+	:: d_step {
+		admitted(s) && next_slot(s) <= clock(s) + BORROW && next_slot(s) < 31 ->
+			ms = next_slot(s);
+			if
+			:: ms > res[s] -> reserve(s, ms)
+			:: else -> skip
+			fi;
+			last[s] = ms;
+			if
+			:: since[s] == 0 -> since[s] = now
+			:: else -> skip
+			fi;
+			printf("MSC: %c issues ID (ms %d, node 0)\n", 'A' + s, ms);
+			if
+			:: admitted(1 - s) -> P1_exclusive = false
+			:: else -> skip
+			fi;
+			issue(0, lin[s], ms);
+			ms = 0
+		}
+	od
+}
+
+/* 1.6's rule, alike on both sides: does s yield to the peer it asked? */
+#define yields_by_since(s) \
+	(o_since[s] != 0 && a_since[s] != 0 -> \
+		(o_since[s] > a_since[s] || (o_since[s] == a_since[s] && s == B)) : \
+	(a_since[s] != 0 -> true : \
+	(o_since[s] != 0 -> false : \
+		(started[s] > a_started[s] || (started[s] == a_started[s] && s == B)))))
+
+/* the peer checker: a round asks the peer, then judges and publishes */
+proctype Checker(byte s)
+{
+	byte p = 1 - s;
+	bool self_rec;
+	bool conflicts;
+	bool absent;
+
+end:
+	do
+	:: atomic {
+		role[s] != DOWN && !asked[s] ->
+			asked[s] = 1;
+			/*
+			 * The answer: the peer answered; refused (nothing runs there);
+			 * 57P03 (in crash recovery, it cannot answer yet); or none
+			 * within snowflake.peer_timeout (hung).
+			 */
+			a_up[s] = (role[p] == PRIMARY || standby[p]);
+			a_gone[s] = (role[p] == DOWN);
+			a_busy57[s] = (role[p] == RECOVERING && !standby[p]);
+			a_hung[s] = 0;
+#ifdef FAULT_HANG
+			if
+			:: !hung && a_up[s] -> hung = 1; a_up[s] = 0; a_hung[s] = 1
+			:: true
+			fi;
+#endif
+			a_rec[s] = (role[p] == RECOVERING);
+			a_adm[s] = admitted(p);
+			a_claim[s] = claiming(p);
+			a_since[s] = since[p];
+			a_started[s] = started[p];
+			a_last[s] = last[p];
+			o_since[s] = since[s];
+			o_claiming[s] = claiming(s);
+			printf("MSC: %c asks %c: answered %d (in recovery %d, admitted %d, claiming %d), refused %d, 57P03 %d, hung %d\n",
+				   'A' + s, 'A' + p, a_up[s], a_rec[s], a_adm[s], a_claim[s],
+				   a_gone[s], a_busy57[s], a_hung[s])
+		}
+	:: d_step {
+		role[s] != DOWN && asked[s] ->
+			asked[s] = 0;
+			self_rec = (role[s] == RECOVERING);
+#ifdef FIX_CLAIM
+			/*
+			 * model: claim-then-ask.  A server claims (as a primary, its gate
+			 * closed) before it asks; it lifts its gate only after a round
+			 * that began while it claimed found the peer neither admitted
+			 * nor claiming, or not running a primary: refused, or in crash
+			 * recovery (which claims and asks before it generates).  A peer
+			 * that did not answer in time holds the gate.  A claiming server
+			 * yields (steps back from its claim) to an admitted or claiming
+			 * peer, and claims again once a round finds the peer neither.
+			 */
+			conflicts = a_up[s] && !a_rec[s] && (a_adm[s] || (a_claim[s] && o_claiming[s]));
+			absent = a_gone[s] || a_busy57[s] || (a_up[s] && a_rec[s]) ||
+				(a_hung[s] && HANG_COUNTS);
+			if
+			:: conflicts && !self_rec -> conflict[s] = 1
+			:: !conflicts && (a_up[s] || absent) && !self_rec -> conflict[s] = 0
+			:: else -> skip
+			fi;
+			/*
+			 * model: gate-claim-first, gate-all-answered.  Only a primary
+			 * claims, so no round in recovery lifts the gate: the gate set
+			 * at start holds through a standby's recovery to its promotion.
+			 */
+			if
+			:: !conflicts && (a_up[s] || absent) &&
+			   (o_claiming[s] || CLAIM_FIRST_OFF) -> gate[s] = 0
+			:: else -> skip
+			fi;
+#else
+			/* 1.6: a standby, or a server in recovery, generates nothing */
+			conflicts = a_up[s] && !a_rec[s] && !self_rec;
+#ifndef NO_YIELD
+			if
+			:: conflicts && yields_by_since(s) -> conflict[s] = 1
+			:: a_up[s] && !(conflicts && yields_by_since(s)) -> conflict[s] = 0
+			:: else -> skip
+			fi;
+#endif
+#ifdef FIX_GATE
+			/* model: gate-judged-as-primary */
+			if
+			:: !self_rec && (a_up[s] || a_gone[s]) -> gate[s] = 0
+			:: else -> skip
+			fi;
+#else
+			/* 1.6: any round lifts the gate, in recovery too */
+			gate[s] = 0;
+#endif
+#endif
+			printf("MSC: %c judges: gate %d, conflict %d\n", 'A' + s, gate[s], conflict[s]);
+			/* peer observation: 1.6 follows the peer's last ID */
+#ifndef FIX_NO_FOLLOW
+			if
+			:: !self_rec && a_up[s] && a_last[s] > last[s] &&
+			   a_last[s] <= clock(s) + BORROW && a_last[s] < 30 ->
+				printf("MSC: %c follows %c's last ID, ms %d\n", 'A' + s, 'A' + p, a_last[s]);
+				if
+				:: a_last[s] > clock(s) -> I5_not_steered = false
+				:: else -> skip
+				fi;
+				if
+				:: a_last[s] + 1 > res[s] -> reserve(s, a_last[s] + 1)
+				:: else -> skip
+				fi;
+				last[s] = a_last[s]
+			:: else -> skip
+			fi;
+#endif
+			self_rec = 0;
+			conflicts = 0;
+			absent = 0;
+			check_invariants()
+		}
+	od
+}
+
+/* a start or a crash: shared memory made anew; above the mark on disk */
+inline fresh_shmem(s)
+{
+#ifndef NO_START_GATE
+	gate[s] = 1;
+#endif
+	conflict[s] = 0;
+	since[s] = 0;
+	asked[s] = 0;
+	last[s] = res[s]
+}
+
+/* starts, crashes, recovery, promotion */
+proctype Postmaster()
+{
+end:
+	do
+#ifdef FAULT_CRASH
+	:: d_step {
+		role[A] == PRIMARY && !crashed ->
+			crashed = 1;
+			printf("MSC: A crashes\n");
+			role[A] = RECOVERING;
+#ifndef NO_RECOVERY_GATE
+			fresh_shmem(A)
+#else
+			conflict[A] = 0; since[A] = 0; asked[A] = 0; last[A] = res[A]
+#endif
+		}
+	:: d_step {
+		role[A] == RECOVERING && !standby[A] ->
+			printf("MSC: A ends crash recovery\n");
+			role[A] = PRIMARY
+		}
+#endif
+#ifdef FAULT_RESTART
+	:: d_step {
+		role[A] == PRIMARY && !restarted ->
+			restarted = 1;
+			printf("MSC: A restarts\n");
+			started[A] = now;
+			fresh_shmem(A)
+		}
+#endif
+#ifdef SCEN_COPY
+	:: d_step {
+		!b_started ->
+			b_started = 1;
+			printf("MSC: B starts\n");
+			role[B] = PRIMARY;
+			started[B] = now;
+			res[B] = res[A];	/* a copy of A's data directory */
+			lin[B] = 1;
+			fresh_shmem(B)
+		}
+#endif
+#ifdef SCEN_STANDBY
+	/* promotion: generation resumes above every mark replayed */
+	:: d_step {
+		role[B] == RECOVERING && standby[B] ->
+			printf("MSC: B is promoted\n");
+			standby[B] = 0;
+			role[B] = PRIMARY;
+			last[B] = max(last[B], res[B]);
+			since[B] = 0;
+#ifdef FIX_GATE
+			/* model: gate-after-promotion */
+			gate[B] = 1;
+			asked[B] = 0
+#else
+			skip
+#endif
+		}
+	/* A dies for good: then the promotion is a failover */
+	:: d_step {
+		role[A] == PRIMARY ->
+			printf("MSC: A dies\n");
+			role[A] = DOWN;
+			asked[A] = 0
+		}
+#endif
+	od
+}
+
+/* time; the clocks of this model are right */
+proctype Clock()
+{
+end:
+	do
+	:: now < TMAX -> now++
+	od
+}
+
+init
+{
+	atomic {
+		off[A] = OFF0;
+		off[B] = OFF0;
+		role[A] = PRIMARY;
+		started[A] = 1;
+		res[A] = 1;
+		fresh_shmem(A);
+		role[B] = DOWN;
+		lin[A] = 0;
+#ifdef SCEN_STANDBY
+		/* a standby: it replays A's marks; its own lineage once promoted */
+		role[B] = RECOVERING;
+		standby[B] = 1;
+		started[B] = 1;
+		res[B] = res[A];
+		lin[B] = 2;
+		fresh_shmem(B);
+#endif
+		run Clock();
+		run Postmaster();
+		run Backend(A);
+		run Backend(B);
+		run Checker(A);
+		run Checker(B)
+	}
+}
