@@ -26,6 +26,7 @@ if [ "$profile" = test ]; then
 		postgresql-15-pglogical    # multi-master replication (TAP)
 		sqlsmith                   # fuzzing (TAP)
 		gdb                        # stopping a backend inside a critical section (TAP)
+		spin                       # the model checker of the protocol (model/)
 		libcurl4 liblz4-1 libzstd1 # Citus's runtime libraries (TAP, with ../shared/citus)
 		python3-sqlalchemy python3-alembic python3-django python3-psycopg2
 		                           # the ORM migration test (TAP)

@@ -1,14 +1,16 @@
 #!/bin/bash
 # test/run.sh: install what the tests need, build with warnings as errors,
-# install the extension, and run every test suite (pg_regress, isolation,
-# TAP), each against servers it starts itself.  Ends with
-# "N passed, N failed, N skipped", counting one per regression test,
-# isolation spec and TAP script, and one for the structure check (make
-# check-structure: the C files call each other down the layers of
-# src/snowflake.h).
+# install the extension, and run every test suite (the model of the
+# protocol, pg_regress, isolation, TAP), each against servers it starts
+# itself.  Ends with "N passed, N failed, N skipped", counting one per
+# model check, regression test, isolation spec and TAP script, and one for
+# the structure check (make check-structure: the C files call each other
+# down the layers of src/snowflake.h).
 #
 #   sudo test/run.sh                        everything, on Debian's PostgreSQL 15
-#   sudo test/run.sh regress tap            only some suites (regress, isolation, tap)
+#   sudo test/run.sh regress tap            only some suites (model, regress, isolation, tap)
+#   sudo test/run.sh model                  only the model checks (SPIN; no
+#                                           PostgreSQL is built or started)
 #   sudo PG_CONFIG=/opt/pg/18/bin/pg_config test/run.sh
 #                                           against another PostgreSQL installation
 #   sudo PROVE_TESTS='test/t/002_restart.pl' test/run.sh tap
@@ -29,11 +31,35 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PG_USER=${PG_USER:-postgres}
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(regress isolation tap)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(model regress isolation tap)
 
 log() { printf '\n=== %s\n' "$*"; }
 
 "$ROOT/test/install-deps.sh" test || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+
+# The model checks (model/run.sh: SPIN, no server) need no build: run
+# alone, they are all there is.
+run_model() {
+	local out p f
+	log "model: the protocol checked by SPIN (model/checks)"
+	out=$(mktemp /tmp/snowflake-model-out.XXXXXX)
+	MODEL_TRACES="$ROOT/test-artifacts/model-traces" "$ROOT/model/run.sh" 2>&1 | tee "$out"
+	p=$(sed -nE 's/^model: ([0-9]+) passed, ([0-9]+) failed$/\1/p' "$out")
+	f=$(sed -nE 's/^model: ([0-9]+) passed, ([0-9]+) failed$/\2/p' "$out")
+	[ -n "$p" ] || { p=0; f=1; }
+	rm -f "$out"
+	echo "--- model: $p passed, $f failed"
+	model_passed=$p
+	model_failed=$f
+}
+if [ "${SUITES[*]}" = model ]; then
+	mkdir -p "$ROOT/test-artifacts"
+	run_model
+	echo
+	echo "$model_passed passed, $model_failed failed, 0 skipped"
+	[ "$model_failed" -eq 0 ]
+	exit
+fi
 
 if [ ! -x "$PG_CONFIG" ]; then
 	echo "PG_CONFIG=$PG_CONFIG is not an executable pg_config"
@@ -146,6 +172,11 @@ show_tap_failures() {
 
 for suite in "${SUITES[@]}"; do
 	case $suite in
+	model)
+		run_model
+		passed=$((passed + model_passed))
+		failed=$((failed + model_failed))
+		;;
 	regress)
 		log "pg_regress"
 		report_make_skips regress
@@ -204,7 +235,7 @@ for suite in "${SUITES[@]}"; do
 		[ ${#failing[@]} -gt 0 ] && show_tap_failures "${failing[@]}"
 		;;
 	*)
-		echo "unknown suite: $suite (regress, isolation, tap)"
+		echo "unknown suite: $suite (model, regress, isolation, tap)"
 		failed=$((failed + 1))
 		;;
 	esac
