@@ -1559,6 +1559,7 @@ COMMENT ON COLUMN snowflake_node_lease.released_at IS 'not null: free, for the n
 -- returned again (a retry after a crash).  Claims are serialized by a
 -- table lock.  floor_id: the highest ID earlier holders issued (-1 for a
 -- node ID never leased); the claimer starts above it.
+-- (model/registry16.pml: release-mark is the floor a claim returns)
 CREATE FUNCTION snowflake_registry_claim(
 	system_identifier pg_catalog.numeric,
 	claim_token pg_catalog.int8,
@@ -1671,6 +1672,8 @@ COMMENT ON FUNCTION snowflake_registry_claim(pg_catalog.numeric, pg_catalog.int8
 -- snowflake.peers entries "registry:..." read): address, its
 -- snowflake.advertise_address, or if that is NULL the address this
 -- connection comes from with the holder's port (NULL over a Unix socket).
+-- (model/registry16.pml: lease-wait is the "active" test below, and
+-- takeover-floor the floor of a takeover)
 CREATE FUNCTION snowflake_registry_heartbeat(
 	node_id pg_catalog.int4,
 	system_identifier pg_catalog.numeric,

@@ -121,6 +121,7 @@ snowflake_citus_group(int32 *group, char **why)
 	}
 	else
 	{
+		/* model: citus_16_group_reuse (no floor for a group given again) */
 		*group = (int32) local_group;
 		result = CITUS_GROUP_OK;
 	}

@@ -480,7 +480,7 @@ write_reservation(const SnowflakeLayout *layout, int64 target_ms, int elevel,
 		written = snowflake_state_file_write(mark, elevel, by_backend);
 		if (written)
 		{
-			/* to standbys, before any ID it covers is issued */
+			/* to standbys, before any ID it covers is issued; model: mark-before-id */
 			snowflake_wal_log_mark(mark);
 
 			SpinLockAcquire(&generator->mutex);
@@ -995,6 +995,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 
 				if (unlikely(lead > allowed_lead + wait_allowed))
 					outcome = ALLOC_TOO_FAR_AHEAD;
+				/* model: mark-before-id */
 				else if (unlikely(end_ms > reserved_ms))
 					outcome = ALLOC_NEED_RESERVATION;
 				else
@@ -1122,6 +1123,7 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	 * neither records nor judges: only the IDs generated later do.
 	 */
 	now_ms = snowflake_wall_clock_ms() - layout->epoch_ms;
+	/* model: observe-bound (1.6 measures the raw clock: observe_16_glitch_bound) */
 	move_ms = id_ms + 1 - now_ms;
 	if (move_ms > snowflake_max_borrow)
 	{
@@ -1139,7 +1141,11 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	if (id_ms >= layout->max_ms)
 		report_time_exhausted(layout);
 
-	/* given up for this run (a released lease): nothing more to order */
+	/*
+	 * given up for this run (a released lease): nothing more to order.
+	 * model: observe_16_closed_generator (a worker stopped and back in
+	 * the same run reopens the generator below the observed ID)
+	 */
 	SpinLockAcquire(&generator->mutex);
 	moved = generator->closed;
 	SpinLockRelease(&generator->mutex);
@@ -1248,6 +1254,7 @@ snowflake_nextval(PG_FUNCTION_ARGS)
 		if (first <= now_slot)
 			first = now_slot + start_seq;
 		end_ms = snowflake_slot_ms(layout, first);
+		/* model: mark-before-id */
 		ok = end_ms <= limit_ms && end_ms + plan.margin <= generator->reserved_ms;
 	}
 	if (likely(ok))

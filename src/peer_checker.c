@@ -313,6 +313,7 @@ snowflake_peers_shmem_init(LWLock *lock)
 	 * generating: its rounds catch a conflict as they always did.
 	 */
 	if (snowflake_peer_list != NULL && snowflake_peer_list->nentries > 0)
+		/* model: gate-at-start */
 		snowflake_admission_block(SNOWFLAKE_BLOCK_FIRST_ROUND, NULL);
 	/* tells this server apart from its peers, and from itself restarted */
 	if (!pg_strong_random(&peers_shared->instance_token,
@@ -1478,6 +1479,7 @@ observe_round(Target *round_targets, int n, const SelfView *self)
 			info->node_bits != layout->node_bits ||
 			info->seq_bits != layout->seq_bits)
 			continue;
+		/* model: peers_16_follows_standby (the rules do not follow) */
 		(void) snowflake_generator_observe(info->last_id, false, LOG);
 	}
 }
@@ -1529,7 +1531,12 @@ check_peers(void)
 	publish_round(targets, ntargets, (const char *const *) names, verdicts, &round);
 	report_unlisted(&self, &round);
 
-	/* a whole round with our node ID known: generation may begin */
+	/*
+	 * a whole round with our node ID known: generation may begin.
+	 * model: 1.6 lifts the gate at any round, in recovery too and with a
+	 * peer unanswered (peers_16_crash_recovery_gate, _promotion_gate,
+	 * _hung_peer_counts)
+	 */
 	if (self.node_id >= 0)
 		snowflake_admission_unblock(SNOWFLAKE_BLOCK_FIRST_ROUND);
 

@@ -860,6 +860,7 @@ release_lease(SnowflakeLease *lease)
 
 	if (lease->state == SNOWFLAKE_LEASE_HELD)
 	{
+		/* model: close-before-release */
 		lease->final_mark = Max(snowflake_generator_close(), lease->floor_id);
 		lease->state = SNOWFLAKE_LEASE_RELEASING;
 		if (!save_lease(lease))
@@ -940,6 +941,8 @@ held_tick(SnowflakeLease *lease)
 		return;
 
 	/*
+	 * model: fence (registry16.pml; checked here only, by the worker:
+	 * registry16_fence_at_worker_tick, _call_in_flight, _reload_moves_fence).
 	 * The fence goes first: a report may take a timeout to fail.  A worker
 	 * started again in this run does not know when the last report was
 	 * taken (last_report_ms is 0): it fences until it reports.
