@@ -12,10 +12,13 @@
  * another server, with any time field from the trusted clock's step
  * before to a few steps past the raw clock.
  *
- * Without switches this is 1.6.  FIX_TRUSTED_BOUND measures the bound of
- * an observation against the trusted clock; FIX_OBSERVE_CLOSED refuses
- * an observation the generator cannot follow (an error, so the caller
- * does not go on as if it had been observed).
+ * Without switches this is the code on main: the bound of an observation
+ * is measured against the trusted clock (observe-bound-trusted), and an
+ * observation the generator cannot follow because it is closed is refused
+ * (observe-refused-when-closed: an error, so that the caller does not go
+ * on as if it had been observed).  1.6 had neither: NO_TRUSTED_BOUND
+ * measures against the raw clock, NO_REFUSE_CLOSED answers "above it
+ * already" on a closed generator.
  */
 #include "common.pml"
 
@@ -29,7 +32,7 @@ byte observed;
 bit glitched, worker_stopped, worker_back, did_observe;
 
 /* the observation bound: model: observe-bound-trusted */
-#ifdef FIX_TRUSTED_BOUND
+#ifndef NO_TRUSTED_BOUND
 #define within_bound(ms)	((ms) + 1 <= clock(S) + BORROW || NO_BOUND)
 #else
 #define within_bound(ms)	((ms) + 1 <= clock(S) + glitch + BORROW || NO_BOUND)
@@ -79,8 +82,9 @@ end:
 			if
 			:: last > x -> observed = max(observed, x)	/* above it already */
 			:: last <= x && !within_bound(x) -> skip	/* refused: too far ahead */
-#ifdef FIX_OBSERVE_CLOSED
-			:: last <= x && within_bound(x) && closed -> skip	/* an error */
+#ifndef NO_REFUSE_CLOSED
+			/* model: observe-refused-when-closed (an error) */
+			:: last <= x && within_bound(x) && closed -> skip
 #else
 			/* 1.6: "given up for this run: nothing more to order" */
 			:: last <= x && within_bound(x) && closed -> observed = max(observed, x)

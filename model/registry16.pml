@@ -145,10 +145,16 @@ end:
 			did_observe = 1;
 			ms = clock(s) + 1;
 			printf("MSC: X observes an ID of ms %d\n", ms);
-			observed[s] = ms;
-			/* given up for this run: "nothing more to order" */
+			observed[s] = ms;	/* undone below if refused */
+			/* closed: refused (an error), not recorded as observed;
+			 * NO_REFUSE_CLOSED: 1.6 answered "above it already" */
 			if
-			:: closed[s] -> skip
+			:: closed[s] ->
+#ifdef NO_REFUSE_CLOSED
+				skip
+#else
+				observed[s] = 0
+#endif
 			:: else ->
 				res[s] = max(res[s], ms + AHEAD);
 				last[s] = max(last[s], ms)

@@ -1081,9 +1081,10 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
  * cover that millisecond, durably, if it does not already (as for any
  * ID), then the last slot is raised under the spinlock.  Only as far as a
  * borrow may go: an ID more than snowflake.max_borrow ahead of this
- * server's clock is not followed (a server with a wrong clock must not
- * drag others into the future); strict raises an error for it, otherwise
- * it is counted and OBSERVE_REFUSED returned.  A server that may not
+ * server's trusted clock is not followed (a server with a wrong clock must
+ * not drag others into the future), nor is any ID while the generator is
+ * closed; strict raises an error for it, otherwise it is counted and
+ * OBSERVE_REFUSED returned.  A server that may not
  * generate now observes all the same (a subscriber without a node ID only
  * records the ID), so that IDs it makes once it may are in order too.
  * A reservation that cannot be written is reported at write_elevel; below
@@ -1098,6 +1099,7 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	int64		move_ms;
 	int64		last_slot;
 	bool		moved = false;
+	bool		closed;
 
 	Assert(id >= 0);
 	pg_atomic_fetch_add_u64(&generator->observations, 1);
@@ -1119,11 +1121,11 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 
 	/*
 	 * Our next ID will lie in the millisecond after id's.  The lead is
-	 * measured against the system clock as it reads, which observing
-	 * neither records nor judges: only the IDs generated later do.
+	 * measured against the time IDs carry, the trusted clock, not the
+	 * system clock as it reads: a forward jump that is being held back must
+	 * not let an ID that far ahead through.  model: observe-bound-trusted
 	 */
-	now_ms = snowflake_wall_clock_ms() - layout->epoch_ms;
-	/* model: observe-bound (1.6 measures the raw clock: observe_16_glitch_bound) */
+	now_ms = snowflake_clock_now_ms() - layout->epoch_ms;
 	move_ms = id_ms + 1 - now_ms;
 	if (move_ms > snowflake_max_borrow)
 	{
@@ -1142,15 +1144,27 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 		report_time_exhausted(layout);
 
 	/*
-	 * given up for this run (a released lease): nothing more to order.
-	 * model: observe_16_closed_generator (a worker stopped and back in
-	 * the same run reopens the generator below the observed ID)
+	 * A closed generator (its lease being released, or its node-ID worker
+	 * stopped) takes no new reservation, so it cannot follow.  Saying
+	 * "above it already" would let the IDs of a reopened generator, or of
+	 * the next start, fall below id: refuse instead.
+	 * model: observe-refused-when-closed
 	 */
 	SpinLockAcquire(&generator->mutex);
-	moved = generator->closed;
+	closed = generator->closed;
 	SpinLockRelease(&generator->mutex);
-	if (moved)
-		return OBSERVE_ABOVE;
+	if (unlikely(closed))
+	{
+		pg_atomic_fetch_add_u64(&generator->observations_refused, 1);
+		if (strict)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot observe snowflake ID %lld now", (long long) id),
+					 errdetail("The snowflake generator of this server is closed: its node-ID lease is being released, or its node-ID worker has stopped."),
+					 errhint("Observe the ID again once \"%s\" shows no problem.",
+							 "snowflake_status()")));
+		return OBSERVE_REFUSED;
+	}
 
 	/* durable first: after a crash the next ID is still above id */
 	if (!extend_reservation(layout, id_ms + 1,

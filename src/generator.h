@@ -38,7 +38,8 @@ typedef enum SnowflakeObserved
 {
 	OBSERVE_ABOVE,				/* the generator was above it already */
 	OBSERVE_MOVED,				/* the generator moved above it */
-	OBSERVE_REFUSED,			/* too far ahead of the clock to follow */
+	OBSERVE_REFUSED,			/* too far ahead of the clock, or the
+								 * generator closed: not followed */
 	OBSERVE_UNWRITTEN			/* its reservation could not be written */
 } SnowflakeObserved;
 

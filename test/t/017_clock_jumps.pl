@@ -82,6 +82,17 @@ is($primary->safe_psql('postgres', q{
 	INSERT INTO ids (what) SELECT 'during' FROM generate_series(1, 1000);
 	SELECT bool_and(snowflake_timestamp(id) < now() + interval '1 minute') FROM ids WHERE what = 'during'}),
 	't', 'IDs issued during a 1-hour excursion carry the time before it');
+# An ID made by a server whose clock reads like this one's does now is an
+# hour ahead of the time this server trusts: observing it must be measured
+# against that time (model: observe-bound-trusted), or the generator would
+# follow the held jump (1.6 measured the system clock as it read).
+my ($oret, $oout, $oerr) = $primary->psql('postgres',
+	q{SELECT snowflake_observe(snowflake_from_parts(clock_timestamp(), 3, 0)::bigint)});
+like($oerr, qr/ERROR:  snowflake ID \d+ is 3[56]\d{5} ms ahead of this server's clock/,
+	'an ID of the held jump\'s time is not observed: it is measured against the trusted clock');
+is($primary->safe_psql('postgres', q{
+	INSERT INTO ids (what) VALUES ('after observing') RETURNING snowflake_timestamp(id) < now() + interval '1 minute'}),
+	't', 'and the next ID still carries the trusted time');
 $ignored = status($primary, 'clock_jumps_ignored');
 set_clock_offset($primary, '+0');
 $primary->poll_query_until('postgres',
