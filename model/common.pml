@@ -55,7 +55,9 @@ inline check_invariants()
 #endif
 	assert(I2_increasing);
 	assert(I3_above_observed);
+#ifndef SKIP_I5
 	assert(I5_not_steered);
+#endif
 	assert(P1_exclusive)
 }
 

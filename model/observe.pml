@@ -49,9 +49,14 @@ proctype Session()
 
 end:
 	do
-	/* snowflake_nextval(): above last, within the lead the policy allows */
+	/*
+	 * snowflake_nextval(): above last, within the lead the policy allows;
+	 * a closed generator still issues below its reservation, and takes no
+	 * new one
+	 */
 	:: d_step {
-		!closed && max(last + 1, clock(S)) <= clock(S) + BORROW ->
+		max(last + 1, clock(S)) <= clock(S) + BORROW &&
+		(!closed || max(last + 1, clock(S)) <= res) ->
 			x = max(last + 1, clock(S));
 			if
 			:: x > res -> res = x + AHEAD

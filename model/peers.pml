@@ -15,7 +15,9 @@
  * Faults, each at most once: FAULT_CRASH, A crashes and runs crash
  * recovery; FAULT_RESTART, A is stopped cleanly and started again (a new
  * start time); FAULT_HANG, one question to a running peer gets no answer
- * within snowflake.peer_timeout.
+ * within snowflake.peer_timeout; FAULT_SMART_STOP, A begins a smart
+ * shutdown: its sessions go on generating, but it answers no new
+ * connection (57P03, "the database system is shutting down").
  *
  * Without switches this is the code of 107335b.  FIX_* are the rules of
  * doc/protocol.md that it lacks; NO_* take away a guard the proof of
@@ -33,6 +35,11 @@
 #define HANG_COUNTS		1		/* a peer that did not answer counts as absent */
 #else
 #define HANG_COUNTS		0
+#endif
+#ifdef NO_57P03_WAIT
+#define BUSY57_COUNTS	1		/* 57P03 counts as absent */
+#else
+#define BUSY57_COUNTS	0
 #endif
 
 #define A	0
@@ -55,7 +62,8 @@ byte lin[2];			/* lineage */
 bit asked[2];
 bit a_up[2];			/* the peer answered */
 bit a_gone[2];			/* the peer refused: nothing runs there */
-bit a_busy57[2];		/* it said 57P03: in crash recovery */
+bit a_busy57[2];		/* it said 57P03: starting, in crash recovery, or
+						 * shutting down */
 bit a_hung[2];			/* no answer within snowflake.peer_timeout */
 bit a_rec[2];			/* it answered, in recovery (a standby) */
 bit a_adm[2];			/* it answered as a primary admitted to generate */
@@ -66,9 +74,11 @@ byte a_last[2];			/* its snowflake_node_info().last_id */
 byte o_since[2];		/* our generating_since when we asked */
 bit o_claiming[2];		/* we were claiming when we asked */
 
+bit stopping[2];		/* in a smart shutdown (FAULT_SMART_STOP) */
 bit crashed;			/* FAULT_CRASH spent */
 bit restarted;			/* FAULT_RESTART spent */
 bit hung;				/* FAULT_HANG spent */
+bit smart_stopped;		/* FAULT_SMART_STOP spent */
 bit b_started;			/* SCEN_COPY: B has started */
 
 #define admitted(s)		(role[s] == PRIMARY && !gate[s] && !conflict[s])
@@ -148,9 +158,9 @@ end:
 			 * 57P03 (in crash recovery, it cannot answer yet); or none
 			 * within snowflake.peer_timeout (hung).
 			 */
-			a_up[s] = (role[p] == PRIMARY || standby[p]);
+			a_up[s] = ((role[p] == PRIMARY && !stopping[p]) || standby[p]);
 			a_gone[s] = (role[p] == DOWN);
-			a_busy57[s] = (role[p] == RECOVERING && !standby[p]);
+			a_busy57[s] = ((role[p] == RECOVERING && !standby[p]) || stopping[p]);
 			a_hung[s] = 0;
 #ifdef FAULT_HANG
 			if
@@ -179,15 +189,16 @@ end:
 			 * model: claim-then-ask.  A server claims (as a primary, its gate
 			 * closed) before it asks; it lifts its gate only after a round
 			 * that began while it claimed found the peer neither admitted
-			 * nor claiming, or not running a primary: refused, or in crash
-			 * recovery (which claims and asks before it generates).  A peer
-			 * that did not answer in time holds the gate.  A claiming server
+			 * nor claiming, or not running: refused.  A peer that did not
+			 * answer in time holds the gate, and so does one that answers
+			 * 57P03: it may be in crash recovery, but also shutting down
+			 * with sessions that still generate.  A claiming server
 			 * yields (steps back from its claim) to an admitted or claiming
 			 * peer, and claims again once a round finds the peer neither.
 			 */
 			conflicts = a_up[s] && !a_rec[s] && (a_adm[s] || (a_claim[s] && o_claiming[s]));
-			absent = a_gone[s] || a_busy57[s] || (a_up[s] && a_rec[s]) ||
-				(a_hung[s] && HANG_COUNTS);
+			absent = a_gone[s] || (a_up[s] && a_rec[s]) ||
+				(a_busy57[s] && BUSY57_COUNTS) || (a_hung[s] && HANG_COUNTS);
 			if
 			:: conflicts && !self_rec -> conflict[s] = 1
 			:: !conflicts && (a_up[s] || absent) && !self_rec -> conflict[s] = 0
@@ -274,6 +285,7 @@ end:
 			crashed = 1;
 			printf("MSC: A crashes\n");
 			role[A] = RECOVERING;
+			stopping[A] = 0;
 #ifndef NO_RECOVERY_GATE
 			fresh_shmem(A)
 #else
@@ -286,9 +298,26 @@ end:
 			role[A] = PRIMARY
 		}
 #endif
+#ifdef FAULT_SMART_STOP
+	/* a smart shutdown: open sessions go on; then the server is down */
+	:: d_step {
+		role[A] == PRIMARY && !stopping[A] && !smart_stopped ->
+			smart_stopped = 1;
+			printf("MSC: A begins a smart shutdown\n");
+			stopping[A] = 1
+		}
+	:: d_step {
+		stopping[A] ->
+			printf("MSC: A's last session ends; A is down\n");
+			stopping[A] = 0;
+			role[A] = DOWN;
+			asked[A] = 0;
+			last[A] = res[A]
+		}
+#endif
 #ifdef FAULT_RESTART
 	:: d_step {
-		role[A] == PRIMARY && !restarted ->
+		role[A] == PRIMARY && !restarted && !stopping[A] ->
 			restarted = 1;
 			printf("MSC: A restarts\n");
 			started[A] = now;

@@ -28,7 +28,9 @@
  * again, once.  SCEN_OBSERVE: a session of X observes an ID of another
  * server, once (snowflake_observe()).  FENCING: registry_fencing on.
  * FAULT_DIE: X dies for good.  FAULT_CLOCK_STEP=n: X's clock steps n
- * ahead, once.
+ * ahead, once.  FAULT_RELOAD_BORROW: a reload raises X's
+ * snowflake.max_borrow, once (the margin of a takeover is counted with the
+ * settings of the server that takes over).
  */
 #define BORROW		1
 #include "common.pml"
@@ -38,7 +40,8 @@
 
 #define TTL			2			/* STALE_REPORTS * (interval + timeout) */
 #define FENCE		1			/* the fence: a report's sent time + FENCE */
-#define MARGIN		(BORROW + AHEAD)	/* takeover_margin_ms() */
+/* takeover_margin_ms(), with the settings of the server that asks */
+#define MARGIN(s)	(bor[s] + AHEAD)
 #define RELOAD_TTL	3			/* what FAULT_RELOAD_TTL adds to both */
 
 #ifdef NO_LEASE_WAIT
@@ -81,6 +84,7 @@ bit asked_once[2];
 byte tick_at[2];		/* when the worker last began a tick */
 bit fencing[2];
 byte ttl[2];			/* active_time_ms() with the settings in force */
+byte bor[2];			/* snowflake.max_borrow in force (a reload may raise it) */
 byte last[2];
 byte res[2];
 bit passed[2];			/* a call passed admission, its slot not taken yet */
@@ -96,7 +100,7 @@ bit p_active[2];
 byte p_hw[2];
 byte p_sent[2];
 
-bit died, stepped, crashed, restarted, reloaded, fenced_on, worker_stopped, y_started, x_released, did_observe;
+bit borrow_raised, died, stepped, crashed, restarted, reloaded, fenced_on, worker_stopped, y_started, x_released, did_observe;
 
 #define running_held(s)	(up[s] && lst[s] == L_HELD)
 /* fence_deadline_ms(): the last report's sent time + the fence, with the
@@ -120,7 +124,7 @@ end:
 		up[s] && passed[s] ->
 			ms = max(last[s] + 1, clock(s));
 			if
-			:: ms > clock(s) + BORROW || ms >= 30 -> passed[s] = 0
+			:: ms > clock(s) + bor[s] || ms >= 30 -> passed[s] = 0
 			:: else ->
 				if
 				:: ms > res[s] && closed[s] -> passed[s] = 0
@@ -179,7 +183,7 @@ inline heartbeat(s)
 		:: p_active[s] && r_inst != 0 && r_inst != tok[s] ->
 			/* taking over: above the end of the run's time, on its clock */
 #ifndef NO_TAKEOVER_FLOOR
-			p_hw[s] = max(p_hw[s], r_until + (r_off > OFF0 -> r_off - OFF0 : 0) + MARGIN)
+			p_hw[s] = max(p_hw[s], r_until + (r_off > OFF0 -> r_off - OFF0 : 0) + MARGIN(s))
 #else
 			skip
 #endif
@@ -401,6 +405,9 @@ end:
 #ifdef FAULT_RELOAD_TTL
 	:: d_step { up[X] && !reloaded -> printf("MSC: X reloads longer intervals\n"); reloaded = 1; ttl[X] = ttl[X] + RELOAD_TTL }
 #endif
+#ifdef FAULT_RELOAD_BORROW
+	:: d_step { up[X] && !borrow_raised -> printf("MSC: X reloads a larger max_borrow\n"); borrow_raised = 1; bor[X] = bor[X] + 3 }
+#endif
 #ifdef FAULT_FENCING_ON
 	:: d_step { up[X] && !fenced_on -> printf("MSC: X reloads fencing on\n"); fenced_on = 1; fencing[X] = 1 }
 #endif
@@ -496,6 +503,8 @@ init
 		lst[X] = L_HELD;
 		tok[X] = 1;
 		ttl[X] = TTL;
+		bor[X] = BORROW;
+		bor[Y] = BORROW;
 		res[X] = 1;
 #ifdef FENCING
 		fencing[X] = 1;
