@@ -13,7 +13,10 @@
  *					runs on, or after A died for good.
  *
  * Faults, each at most once: FAULT_CRASH, A crashes and runs crash
- * recovery; FAULT_RESTART, A is stopped cleanly and started again (a new
+ * recovery (with the peer checker running meanwhile: so does a start
+ * after an immediate shutdown or a power loss; after a crash restart under
+ * a live postmaster PostgreSQL starts background workers only once
+ * recovery is over, which the model does not rely on); FAULT_RESTART, A is stopped cleanly and started again (a new
  * start time); FAULT_HANG, one question to a running peer gets no answer
  * within snowflake.peer_timeout; FAULT_SMART_STOP, A begins a smart
  * shutdown: its sessions go on generating, but it answers no new
