@@ -1161,8 +1161,7 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("cannot observe snowflake ID %lld now", (long long) id),
 					 errdetail("The snowflake generator of this server is closed: its node-ID lease is being released, or its node-ID worker has stopped."),
-					 errhint("Observe the ID again once \"%s\" shows no problem.",
-							 "snowflake_status()")));
+					 errhint("Observe the ID again in a moment: a stopped node-ID worker is started again, and reopens the generator once the registry confirms its lease.")));
 		return OBSERVE_REFUSED;
 	}
 
