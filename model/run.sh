@@ -30,9 +30,26 @@ fi
 
 WORK=$(mktemp -d /tmp/snowflake-model.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+# traces go where the caller said, from wherever the checks run
+if [ -n "${MODEL_TRACES:-}" ]; then
+	mkdir -p "$MODEL_TRACES" && MODEL_TRACES=$(cd "$MODEL_TRACES" && pwd)
+fi
 
-# the checks to run, as "kind name model expect switches..."
-grep -vE '^\s*(#|$)' "$MODEL_DIR/checks" >"$WORK/all"
+# the checks to run, as "kind name model expect switches...", with no
+# blank at the end of a line (xargs would join it with the next)
+if [ ! -s "$MODEL_DIR/checks" ]; then
+	echo "no checks: $MODEL_DIR/checks is missing or empty"
+	echo "model: 0 passed, 1 failed"
+	exit 1
+fi
+grep -vE '^\s*(#|$)' "$MODEL_DIR/checks" | sed -E 's/[[:space:]]+$//' >"$WORK/all"
+# every name once: each check has a directory and a result of its own
+dups=$(awk '{ print $2 }' "$WORK/all" | sort | uniq -d)
+if [ -n "$dups" ]; then
+	echo "checks named twice in model/checks: $dups"
+	echo "model: 0 passed, 1 failed"
+	exit 1
+fi
 if [ $# -gt 0 ]; then
 	: >"$WORK/list"
 	for want in "$@"; do
@@ -43,25 +60,41 @@ if [ $# -gt 0 ]; then
 else
 	cp "$WORK/all" "$WORK/list"
 fi
+if [ ! -s "$WORK/list" ] && [ ! -f "$WORK/unknown" ]; then
+	echo "no checks to run"
+	echo "model: 0 passed, 1 failed"
+	exit 1
+fi
 
 # one check: writes $WORK/NAME.result, a line "ok ..." or "not ok ..."
 run_check() {
-	local kind=$1 name=$2 model=$3 expect=$4 dir found states defs=() out
+	local kind=$1 name=$2 model=$3 expect=$4 dir found states defs=() d
 	shift 4
-	for d in "$@"; do defs+=("-D$d"); done
 	dir=$WORK/$name
 	mkdir -p "$dir"
 	cp "$MODEL_DIR"/*.pml "$dir"/
 	cd "$dir" || return
+	# a misspelled switch would be defined, used nowhere, and weaken the check
+	for d in "$@"; do
+		if ! grep -qw -- "${d%%=*}" ./*.pml; then
+			echo "not ok $name ($kind): no model uses the switch ${d%%=*}" >"$WORK/$name.result"
+			return
+		fi
+		defs+=("-D$d")
+	done
 	if ! spin -a "${defs[@]}" "$model" >spin.out 2>&1 ||
 		! cc -O2 -w -DSAFETY -DCOLLAPSE -DMEMLIM=8192 -o pan pan.c >cc.out 2>&1; then
-		echo "not ok $name ($kind): the model does not compile: $(head -3 spin.out cc.out | tr '\n' ' ')" >"$WORK/$name.result"
+		echo "not ok $name ($kind): the model does not compile: $(cat spin.out cc.out 2>/dev/null | head -3 | tr '\n' ' ')" >"$WORK/$name.result"
 		return
 	fi
 	./pan -m$DEPTH >pan.out 2>&1
 	states=$(sed -nE 's/^ *([0-9]+) states, stored.*/\1/p' pan.out | head -1)
-	if grep -qE 'max search depth too small|out of memory|aborting' pan.out; then
-		echo "not ok $name ($kind): the search did not complete: $(grep -E 'depth too small|out of memory|aborting' pan.out | head -1)" >"$WORK/$name.result"
+	# pan stops at the first violation ("Search not completed" then too);
+	# without one, a search cut short (depth, memory) proves nothing
+	if grep -qE 'max search depth too small|out of memory|reached -DMEMLIM|aborting' pan.out ||
+		{ grep -q 'errors: 0' pan.out && grep -q 'Search not completed' pan.out; } ||
+		[ -z "$states" ] || [ "$states" -eq 0 ]; then
+		echo "not ok $name ($kind): the search did not complete: $(grep -E 'depth too small|out of memory|MEMLIM|aborting|not completed' pan.out | head -1)" >"$WORK/$name.result"
 		return
 	fi
 	if grep -q 'errors: 0' pan.out; then
@@ -87,7 +120,6 @@ run_check() {
 export -f run_check
 export WORK MODEL_DIR DEPTH MODEL_TRACES
 
-[ -n "${MODEL_TRACES:-}" ] && mkdir -p "$MODEL_TRACES"
 xargs -P "$JOBS" -L 1 bash -c 'run_check "$@"' _ <"$WORK/list"
 
 passed=0

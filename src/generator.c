@@ -92,7 +92,8 @@ typedef struct GeneratorShared
 	uint64		ids_issued;		/* since server start */
 	int64		max_lead_ms;	/* largest lead over the clock ever used */
 	bool		writing;		/* a process is writing a new mark */
-	bool		closed;			/* no new mark, ever: the node ID is given up */
+	bool		closed;			/* no new mark: the node ID is given up, or
+								 * its worker is away (reopened when back) */
 	int64		generating_since_ms;	/* Unix ms of the first ID; 0: none */
 
 	ConditionVariable mark_written; /* a write ended, well or not */
@@ -104,7 +105,8 @@ typedef struct GeneratorShared
 	/* observed IDs (snowflake_generator_observe()) */
 	pg_atomic_uint64 observations;	/* IDs observed */
 	pg_atomic_uint64 observations_moved;	/* that moved the generator */
-	pg_atomic_uint64 observations_refused;	/* too far ahead to follow */
+	pg_atomic_uint64 observations_refused;	/* not followed: too far ahead,
+											 * or the generator closed */
 	int64		max_observed_move_ms;	/* largest move, under the mutex */
 } GeneratorShared;
 
@@ -995,8 +997,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 
 				if (unlikely(lead > allowed_lead + wait_allowed))
 					outcome = ALLOC_TOO_FAR_AHEAD;
-				/* model: mark-before-id */
-				else if (unlikely(end_ms > reserved_ms))
+				else if (unlikely(end_ms > reserved_ms))	/* model: mark-before-id */
 					outcome = ALLOC_NEED_RESERVATION;
 				else
 				{
@@ -1102,6 +1103,8 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	bool		closed;
 
 	Assert(id >= 0);
+	/* before anything touches shared memory (it is not there without) */
+	snowflake_require_preload();
 	pg_atomic_fetch_add_u64(&generator->observations, 1);
 	id_ms = Min(snowflake_id_ms(layout, id), layout->max_ms);
 
@@ -1112,7 +1115,6 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 		return OBSERVE_ABOVE;
 #endif
 
-	snowflake_require_preload();
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
@@ -1156,12 +1158,18 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	if (unlikely(closed))
 	{
 		pg_atomic_fetch_add_u64(&generator->observations_refused, 1);
+		if (strict && snowflake_identity_withdrawn())
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot observe snowflake ID %lld now", (long long) id),
+					 errdetail("The snowflake generator of this server is closed for this run: its node-ID lease was released or taken back."),
+					 errhint("Restart the server to claim another node ID, then observe the ID again.")));
 		if (strict)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("cannot observe snowflake ID %lld now", (long long) id),
-					 errdetail("The snowflake generator of this server is closed: its node-ID lease is being released, or its node-ID worker has stopped."),
-					 errhint("Observe the ID again in a moment: a stopped node-ID worker is started again, and reopens the generator once the registry confirms its lease.")));
+					 errdetail("The snowflake generator of this server is closed while its node-ID worker is away."),
+					 errhint("Observe the ID again in a moment: the node-ID worker is started again, and reopens the generator once the registry confirms its lease.")));
 		return OBSERVE_REFUSED;
 	}
 

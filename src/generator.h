@@ -29,7 +29,8 @@ typedef struct SnowflakeGeneratorStatus
 										 * since start or promotion; 0 */
 	uint64		observations;	/* IDs observed since start */
 	uint64		observations_moved; /* of those, that moved the generator */
-	uint64		observations_refused;	/* too far ahead to follow */
+	uint64		observations_refused;	/* not followed: too far ahead, or
+										 * the generator closed */
 	int64		max_observed_move_ms;	/* largest move ahead of the clock */
 } SnowflakeGeneratorStatus;
 

@@ -12,7 +12,8 @@
  * observes the key of every applied row, so that a row written here after
  * one that arrived gets a larger ID.  Arguments: the key column (default
  * "id"), and "strict" to raise an error, instead of only counting, for an
- * ID too far ahead of this server's clock to follow.
+ * ID it cannot follow: too far ahead of this server's clock, or observed
+ * while the generator is closed.
  *
  * Copyright (c) 2026, snowflake developers
  *
@@ -41,7 +42,8 @@ PG_FUNCTION_INFO_V1(snowflake_observe_trigger);
  * snowflake_observe(id) RETURNS boolean: every ID this server issues from
  * now on is greater than id; true when that moved the generator, false
  * when it was above already.  An ID too far ahead of this server's clock
- * to follow (more than snowflake.max_borrow) is an error.
+ * to follow (more than snowflake.max_borrow), or any ID while the
+ * generator is closed, is an error.
  */
 Datum
 snowflake_observe(PG_FUNCTION_ARGS)

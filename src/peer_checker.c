@@ -311,9 +311,9 @@ snowflake_peers_shmem_init(LWLock *lock)
 	 * (a server started with another's node ID would otherwise generate
 	 * until then).  A list set later by a reload finds a server already
 	 * generating: its rounds catch a conflict as they always did.
+	 * model: gate-at-start
 	 */
 	if (snowflake_peer_list != NULL && snowflake_peer_list->nentries > 0)
-		/* model: gate-at-start */
 		snowflake_admission_block(SNOWFLAKE_BLOCK_FIRST_ROUND, NULL);
 	/* tells this server apart from its peers, and from itself restarted */
 	if (!pg_strong_random(&peers_shared->instance_token,

@@ -40,13 +40,16 @@ log() { printf '\n=== %s\n' "$*"; }
 # The model checks (model/run.sh: SPIN, no server) need no build: run
 # alone, they are all there is.
 run_model() {
-	local out p f
+	local out p f rc
 	log "model: the protocol checked by SPIN (model/checks)"
 	out=$(mktemp /tmp/snowflake-model-out.XXXXXX)
 	MODEL_TRACES="$ROOT/test-artifacts/model-traces" "$ROOT/model/run.sh" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
 	p=$(sed -nE 's/^model: ([0-9]+) passed, ([0-9]+) failed$/\1/p' "$out")
 	f=$(sed -nE 's/^model: ([0-9]+) passed, ([0-9]+) failed$/\2/p' "$out")
 	[ -n "$p" ] || { p=0; f=1; }
+	# an exit that contradicts the count is a failure too
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
 	rm -f "$out"
 	echo "--- model: $p passed, $f failed"
 	model_passed=$p

@@ -44,6 +44,20 @@ like($stderr, qr/shared_preload_libraries/, 'a DEFAULT fails the same way');
 ($ret, $stdout, $stderr) = $plain->psql('postgres', 'SELECT * FROM snowflake_status()');
 like($stderr, qr/shared_preload_libraries/, 'so does snowflake_status()');
 
+# observing touches the generator's shared memory: it must say so, not
+# crash the server (it did until the check moved before the first read)
+($ret, $stdout, $stderr) = $plain->psql('postgres', 'SELECT snowflake_observe(1)');
+like($stderr, qr/ERROR:  snowflake must be loaded via "shared_preload_libraries"/,
+	'so does snowflake_observe()');
+$plain->safe_psql('postgres', q{
+	CREATE TABLE incoming (id bigint);
+	CREATE TRIGGER observe BEFORE INSERT ON incoming
+	  FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger()});
+($ret, $stdout, $stderr) = $plain->psql('postgres', 'INSERT INTO incoming VALUES (1)');
+like($stderr, qr/ERROR:  snowflake must be loaded via "shared_preload_libraries"/,
+	'and the observation trigger');
+is($plain->safe_psql('postgres', 'SELECT 1'), '1', 'and the server is still up');
+
 # without preloading the layout settings come from the configuration file
 # only: they cannot be set in a session, and decoding follows them
 # (a backend loads the library at its first use of a C function)
