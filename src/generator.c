@@ -1099,6 +1099,7 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	int64		now_ms;
 	int64		move_ms;
 	int64		last_slot;
+	int64		held_ms;
 	bool		moved = false;
 	bool		closed;
 
@@ -1125,13 +1126,25 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	 * Our next ID will lie in the millisecond after id's.  The lead is
 	 * measured against the time IDs carry, the trusted clock, not the
 	 * system clock as it reads: a forward jump that is being held back must
-	 * not let an ID that far ahead through.  model: observe-bound-trusted
+	 * not let an ID that far ahead through.  Read without recording or
+	 * logging anything: observing judges no clock, the IDs made later do.
+	 * model: observe-bound-trusted
 	 */
-	now_ms = snowflake_clock_now_ms() - layout->epoch_ms;
+	now_ms = snowflake_clock_peek_ms(&held_ms) - layout->epoch_ms;
 	move_ms = id_ms + 1 - now_ms;
 	if (move_ms > snowflake_max_borrow)
 	{
 		pg_atomic_fetch_add_u64(&generator->observations_refused, 1);
+		if (strict && held_ms > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("snowflake ID %lld is %lld ms ahead of this server's clock",
+							(long long) id, (long long) (id_ms - now_ms)),
+					 errdetail("An observed ID is followed at most \"%s\" (%d ms) ahead of the time new IDs carry, and a forward jump of the system clock of %lld ms is being held back from it.",
+							   "snowflake.max_borrow", snowflake_max_borrow,
+							   (long long) held_ms),
+					 errhint("If the jump is right, observe the ID again once new IDs carry it (\"%s\").",
+							 "snowflake.clock_jump_hold")));
 		if (strict)
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
