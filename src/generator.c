@@ -1135,23 +1135,20 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	if (move_ms > snowflake_max_borrow)
 	{
 		pg_atomic_fetch_add_u64(&generator->observations_refused, 1);
-		if (strict && held_ms > 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_SYSTEM_ERROR),
-					 errmsg("snowflake ID %lld is %lld ms ahead of this server's clock",
-							(long long) id, (long long) (id_ms - now_ms)),
-					 errdetail("An observed ID is followed at most \"%s\" (%d ms) ahead of the time new IDs carry, and a forward jump of the system clock of %lld ms is being held back from it.",
-							   "snowflake.max_borrow", snowflake_max_borrow,
-							   (long long) held_ms),
-					 errhint("If the jump is right, observe the ID again once new IDs carry it (\"%s\").",
-							 "snowflake.clock_jump_hold")));
 		if (strict)
 			ereport(ERROR,
 					(errcode(ERRCODE_SYSTEM_ERROR),
 					 errmsg("snowflake ID %lld is %lld ms ahead of this server's clock",
 							(long long) id, (long long) (id_ms - now_ms)),
+					 held_ms > 0 ?
+					 errdetail("An observed ID is followed at most \"%s\" (%d ms) ahead of the time new IDs carry, and a forward jump of the system clock of %lld ms is being held back from it.",
+							   "snowflake.max_borrow", snowflake_max_borrow,
+							   (long long) held_ms) :
 					 errdetail("An observed ID is followed at most \"%s\" (%d ms) ahead of the clock.",
 							   "snowflake.max_borrow", snowflake_max_borrow),
+					 held_ms > 0 ?
+					 errhint("If the jump is right, observe the ID again once new IDs carry it (\"%s\").",
+							 "snowflake.clock_jump_hold") :
 					 errhint("Check the clocks of this server and of the server that made the ID.")));
 		return OBSERVE_REFUSED;
 	}
@@ -1171,17 +1168,15 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 	if (unlikely(closed))
 	{
 		pg_atomic_fetch_add_u64(&generator->observations_refused, 1);
-		if (strict && snowflake_identity_withdrawn())
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("cannot observe snowflake ID %lld now", (long long) id),
-					 errdetail("The snowflake generator of this server is closed for this run: its node-ID lease was released or taken back."),
-					 errhint("Restart the server to claim another node ID, then observe the ID again.")));
 		if (strict)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("cannot observe snowflake ID %lld now", (long long) id),
+					 snowflake_identity_withdrawn() ?
+					 errdetail("The snowflake generator of this server is closed for this run: its node-ID lease was released or taken back.") :
 					 errdetail("The snowflake generator of this server is closed while its node-ID worker is away."),
+					 snowflake_identity_withdrawn() ?
+					 errhint("Restart the server to claim another node ID, then observe the ID again.") :
 					 errhint("Observe the ID again in a moment: the node-ID worker is started again, and reopens the generator once the registry confirms its lease.")));
 		return OBSERVE_REFUSED;
 	}
