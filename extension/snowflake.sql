@@ -818,9 +818,10 @@ COMMENT ON FUNCTION snowflake_from_uuid(pg_catalog.uuid) IS 'the snowflake ID a 
 --
 
 -- What a peer asks for: node ID, layout, start time, recovery state,
--- clock and since when this server generates IDs (generating_since_ms,
--- since 1.6: its first ID since start or promotion; NULL before),
--- nothing secret.  Executable by everyone, so that the peer checker may
+-- clock, since when this server generates IDs (generating_since_ms,
+-- since 1.6: its first ID since start or promotion; NULL before), and
+-- whether it claims its node ID or is admitted to generate (since 1.7: the
+-- peers' claim-then-ask, doc/protocol.md), nothing secret.  Executable by everyone, so that the peer checker may
 -- connect as any role.  VOLATILE: it reads the clock.
 CREATE FUNCTION snowflake_node_info(
 	OUT node_id pg_catalog.int4,
@@ -832,12 +833,14 @@ CREATE FUNCTION snowflake_node_info(
 	OUT node_bits pg_catalog.int4,
 	OUT sequence_bits pg_catalog.int4,
 	OUT generating_since_ms pg_catalog.int8,
-	OUT last_id pg_catalog.int8)
+	OUT last_id pg_catalog.int8,
+	OUT claiming pg_catalog.bool,
+	OUT admitted pg_catalog.bool)
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_node_info'
 	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION snowflake_node_info() IS 'this server''s node ID, layout, start time, clock and since when it generates, for its peers';
+COMMENT ON FUNCTION snowflake_node_info() IS 'this server''s node ID, layout, start time, clock and claim, for its peers';
 
 CREATE FUNCTION snowflake_peers(
 	OUT peer pg_catalog.text,
@@ -1984,8 +1987,8 @@ REVOKE ALL ON FUNCTION snowflake_release_node_id() FROM PUBLIC;
 -- ID, every ID it issues is greater.  snowflake_observe() is for
 -- applications that carry the last ID they saw; the trigger, attached
 -- ENABLE ALWAYS to tables a subscription writes into, observes every
--- applied row; and the peer checker observes each listed server's last ID
--- at every round (snowflake_node_info().last_id).
+-- applied row.  (1.6's peer checker also followed each listed server's
+-- last ID; since 1.7 it steers no server.)
 ------------------------------------------------------------------------
 
 CREATE FUNCTION snowflake_observe(id snowflake) RETURNS pg_catalog.bool

@@ -16,15 +16,22 @@
  * recovery (with the peer checker running meanwhile: so does a start
  * after an immediate shutdown or a power loss; after a crash restart under
  * a live postmaster PostgreSQL starts background workers only once
- * recovery is over, which the model does not rely on); FAULT_RESTART, A is stopped cleanly and started again (a new
- * start time); FAULT_HANG, one question to a running peer gets no answer
- * within snowflake.peer_timeout; FAULT_SMART_STOP, A begins a smart
+ * recovery is over, which the model does not rely on); FAULT_RESTART, A
+ * is stopped cleanly, refuses connections while down, and is started
+ * again (a new start time); FAULT_HANG, one question to a running peer
+ * gets no answer within snowflake.peer_timeout; FAULT_SMART_STOP, A begins a smart
  * shutdown: its sessions go on generating, but it answers no new
- * connection (57P03, "the database system is shutting down").
+ * connection (57P03, "the database system is shutting down");
+ * FAULT_RELOAD_EMPTY, B's snowflake.peers is emptied by a reload and set
+ * again while B is a standby.
  *
- * Without switches this is the code of 107335b.  FIX_* are the rules of
- * doc/protocol.md that it lacks; NO_* take away a guard the proof of
- * those rules relies on (the mutations of model/checks).
+ * Without switches this is the code on main (1.7): claim-then-ask, no
+ * following.  V16 is 1.6's peer checker instead (107335b: "began
+ * generating later yields", any round lifts the gate, peers' last IDs
+ * followed), with V16_GATE (gates judged as a primary, the fix first
+ * proposed) and V16_NO_FOLLOW; NO_* take away a guard the proof of the
+ * rules relies on, STEPPED_BACK_CLAIMS and RELOAD_OPENS weaken one, and
+ * FOLLOW_PEERS puts 1.6's following back (the mutations of model/checks).
  */
 #include "common.pml"
 
@@ -79,13 +86,27 @@ bit o_claiming[2];		/* we were claiming when we asked */
 
 bit stopping[2];		/* in a smart shutdown (FAULT_SMART_STOP) */
 bit crashed;			/* FAULT_CRASH spent */
-bit restarted;			/* FAULT_RESTART spent */
+bit restarted;			/* FAULT_RESTART: A stopped */
+bit started_again;		/* ... and started again */
 bit hung;				/* FAULT_HANG spent */
 bit smart_stopped;		/* FAULT_SMART_STOP spent */
+bit listless[2];		/* its snowflake.peers emptied by a reload */
+bit relisted;			/* FAULT_RELOAD_EMPTY spent */
 bit b_started;			/* SCEN_COPY: B has started */
 
 #define admitted(s)		(role[s] == PRIMARY && !gate[s] && !conflict[s])
 #define claiming(s)		(role[s] == PRIMARY && gate[s] && !conflict[s])
+#ifdef STEPPED_BACK_CLAIMS
+/* a round begun while stepped back counts as claimed, unseen by the peer */
+#define claimed_round(s)	(role[s] == PRIMARY && gate[s])
+#else
+#define claimed_round(s)	claiming(s)
+#endif
+#ifdef NO_CLAIM_BLOCKS
+#define CLAIM_BLOCKS	0		/* only an admitted peer holds the gate */
+#else
+#define CLAIM_BLOCKS	1
+#endif
 
 /*
  * A reservation to reach ms, durably, before an ID of ms leaves: the
@@ -149,6 +170,8 @@ proctype Checker(byte s)
 	byte p = 1 - s;
 	bool self_rec;
 	bool conflicts;
+	bool blocks;
+	bool yields;
 	bool absent;
 
 end:
@@ -161,9 +184,10 @@ end:
 			 * 57P03 (in crash recovery, it cannot answer yet); or none
 			 * within snowflake.peer_timeout (hung).
 			 */
-			a_up[s] = ((role[p] == PRIMARY && !stopping[p]) || standby[p]);
-			a_gone[s] = (role[p] == DOWN);
-			a_busy57[s] = ((role[p] == RECOVERING && !standby[p]) || stopping[p]);
+			a_up[s] = ((role[p] == PRIMARY && !stopping[p]) || standby[p]) && !listless[s];
+			/* a list emptied: nobody to ask, which counts as all answered */
+			a_gone[s] = (role[p] == DOWN) || listless[s];
+			a_busy57[s] = ((role[p] == RECOVERING && !standby[p]) || stopping[p]) && !listless[s];
 			a_hung[s] = 0;
 #ifdef FAULT_HANG
 			if
@@ -178,7 +202,7 @@ end:
 			a_started[s] = started[p];
 			a_last[s] = last[p];
 			o_since[s] = since[s];
-			o_claiming[s] = claiming(s);
+			o_claiming[s] = claimed_round(s);
 			printf("MSC: %c asks %c: answered %d (in recovery %d, admitted %d, claiming %d), refused %d, 57P03 %d, hung %d\n",
 				   'A' + s, 'A' + p, a_up[s], a_rec[s], a_adm[s], a_claim[s],
 				   a_gone[s], a_busy57[s], a_hung[s])
@@ -187,7 +211,7 @@ end:
 		role[s] != DOWN && asked[s] ->
 			asked[s] = 0;
 			self_rec = (role[s] == RECOVERING);
-#ifdef FIX_CLAIM
+#ifndef V16
 			/*
 			 * model: claim-then-ask.  A server claims (as a primary, its gate
 			 * closed) before it asks; it lifts its gate only after a round
@@ -195,16 +219,26 @@ end:
 			 * nor claiming, or not running: refused.  A peer that did not
 			 * answer in time holds the gate, and so does one that answers
 			 * 57P03: it may be in crash recovery, but also shutting down
-			 * with sessions that still generate.  A claiming server
-			 * yields (steps back from its claim) to an admitted or claiming
-			 * peer, and claims again once a round finds the peer neither.
+			 * with sessions that still generate.
 			 */
-			conflicts = a_up[s] && !a_rec[s] && (a_adm[s] || (a_claim[s] && o_claiming[s]));
+			blocks = a_up[s] && !a_rec[s] && (a_adm[s] || (a_claim[s] && CLAIM_BLOCKS));
 			absent = a_gone[s] || (a_up[s] && a_rec[s]) ||
 				(a_busy57[s] && BUSY57_COUNTS) || (a_hung[s] && HANG_COUNTS);
+			/*
+			 * model: yield.  A server steps back (conflict) from a peer that
+			 * is admitted, and of two that claim, the one with the larger
+			 * instance token (B) steps back; stepping back closes the gate
+			 * again, so that it claims anew once a round finds the peer
+			 * neither admitted nor claiming.  Liveness only: P1 rests on the
+			 * lift below.  (A server admitted never meets an admitted peer
+			 * here, P1; the code closes the gate then all the same, for a
+			 * peer that broke A5 or does not list it.)
+			 */
+			yields = a_up[s] && !a_rec[s] &&
+				(a_adm[s] || (a_claim[s] && o_claiming[s] && s == B));
 			if
-			:: conflicts && !self_rec -> conflict[s] = 1
-			:: !conflicts && (a_up[s] || absent) && !self_rec -> conflict[s] = 0
+			:: yields && !self_rec -> conflict[s] = 1; gate[s] = 1
+			:: !blocks && (a_up[s] || absent) && !self_rec -> conflict[s] = 0
 			:: else -> skip
 			fi;
 			/*
@@ -213,7 +247,7 @@ end:
 			 * at start holds through a standby's recovery to its promotion.
 			 */
 			if
-			:: !conflicts && (a_up[s] || absent) &&
+			:: !blocks && (a_up[s] || absent) &&
 			   (o_claiming[s] || CLAIM_FIRST_OFF) -> gate[s] = 0
 			:: else -> skip
 			fi;
@@ -227,7 +261,7 @@ end:
 			:: else -> skip
 			fi;
 #endif
-#ifdef FIX_GATE
+#ifdef V16_GATE
 			/* model: gate-judged-as-primary */
 			if
 			:: !self_rec && (a_up[s] || a_gone[s]) -> gate[s] = 0
@@ -240,7 +274,7 @@ end:
 #endif
 			printf("MSC: %c judges: gate %d, conflict %d\n", 'A' + s, gate[s], conflict[s]);
 			/* peer observation: 1.6 follows the peer's last ID */
-#ifndef FIX_NO_FOLLOW
+#if (defined(V16) && !defined(V16_NO_FOLLOW)) || defined(FOLLOW_PEERS)
 			if
 			:: !self_rec && a_up[s] && a_last[s] > last[s] &&
 			   a_last[s] <= clock(s) + BORROW && a_last[s] < 30 ->
@@ -259,6 +293,8 @@ end:
 #endif
 			self_rec = 0;
 			conflicts = 0;
+			blocks = 0;
+			yields = 0;
 			absent = 0;
 			check_invariants()
 		}
@@ -301,6 +337,31 @@ end:
 			role[A] = PRIMARY
 		}
 #endif
+#ifdef FAULT_RELOAD_EMPTY
+	/*
+	 * B's list emptied by a reload, and set again, both while B is a
+	 * standby (P1 is a promise between servers that list each other: a
+	 * list left empty is the operator's word that nobody shares the node
+	 * ID, A4); RELOAD_OPENS: the emptied list opens the gate at once, in
+	 * any role (a draft of 1.7, found by the protocol review)
+	 */
+	:: d_step {
+		!relisted && standby[B] ->
+			relisted = 1;
+			printf("MSC: B's peer list is emptied\n");
+			listless[B] = 1;
+#ifdef RELOAD_OPENS
+			gate[B] = 0
+#else
+			skip
+#endif
+		}
+	:: d_step {
+		listless[B] && standby[B] ->
+			printf("MSC: B's peer list is set again\n");
+			listless[B] = 0
+		}
+#endif
 #ifdef FAULT_SMART_STOP
 	/* a smart shutdown: open sessions go on; then the server is down */
 	:: d_step {
@@ -319,10 +380,20 @@ end:
 		}
 #endif
 #ifdef FAULT_RESTART
+	/* a clean stop: nothing listens until the start (refused) */
 	:: d_step {
 		role[A] == PRIMARY && !restarted && !stopping[A] ->
 			restarted = 1;
-			printf("MSC: A restarts\n");
+			printf("MSC: A stops\n");
+			role[A] = DOWN;
+			asked[A] = 0;
+			last[A] = res[A]
+		}
+	:: d_step {
+		role[A] == DOWN && restarted && !started_again ->
+			started_again = 1;
+			printf("MSC: A starts again\n");
+			role[A] = PRIMARY;
 			started[A] = now;
 			fresh_shmem(A)
 		}
@@ -342,13 +413,13 @@ end:
 #ifdef SCEN_STANDBY
 	/* promotion: generation resumes above every mark replayed */
 	:: d_step {
-		role[B] == RECOVERING && standby[B] ->
+		role[B] == RECOVERING && standby[B] && !listless[B] ->
 			printf("MSC: B is promoted\n");
 			standby[B] = 0;
 			role[B] = PRIMARY;
 			last[B] = max(last[B], res[B]);
 			since[B] = 0;
-#ifdef FIX_GATE
+#ifdef V16_GATE
 			/* model: gate-after-promotion */
 			gate[B] = 1;
 			asked[B] = 0

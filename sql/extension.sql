@@ -105,7 +105,7 @@ CREATE EXTENSION snowflake VERSION '1.0';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 CREATE TABLE kept (id snowflake PRIMARY KEY DEFAULT snowflake_nextval());
 INSERT INTO kept DEFAULT VALUES;
-ALTER EXTENSION snowflake UPDATE TO '1.6';
+ALTER EXTENSION snowflake UPDATE TO '1.7';
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
 SELECT s AS only_in_new_install FROM signature_new
 EXCEPT SELECT * FROM pg_temp.ext_signature()

@@ -12,8 +12,10 @@
  *	SNOWFLAKE_BLOCK_CONFLICT	peer_checker.c, while a peer uses our node ID
  *	SNOWFLAKE_BLOCK_LAYOUT_CONFLICT	peer_checker.c, while a peer or a lease
  *								of another ID layout generates
- *	SNOWFLAKE_BLOCK_FIRST_ROUND	peer_checker.c, from start until its first
- *								round with this server's node ID known
+ *	SNOWFLAKE_BLOCK_FIRST_ROUND	peer_checker.c: the gate, closed from start
+ *								(and while stepped back from a conflict)
+ *								until a round begun while this server
+ *								claimed its node ID heard from every peer
  *
  * The generator reads the word once per call (snowflake_admission_check()
  * in admission.h) and, only when it is not zero, turns the first reason
@@ -29,6 +31,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "port/pg_bitutils.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
@@ -125,12 +128,53 @@ copy_detail(SnowflakeBlock reason, char *buf)
 }
 
 /*
- * Raises the error for the first reason in blocked (not zero).
+ * What this server says of its node ID to its peers (snowflake_node_info(),
+ * for the peer checker's claim-then-ask): whether it claims it (a primary
+ * with a node ID whose gate is closed, not stepped back from a conflict)
+ * and whether it is admitted (its gate open, not stepped back).  A server
+ * stepped back does neither.  The other reasons do not count: a peer that
+ * takes us for admitted when we are not only waits longer.
+ */
+void
+snowflake_admission_claim_state(bool *claiming, bool *admitted)
+{
+	uint32		blocked = pg_atomic_read_u32(&admission->blocked);
+	bool		primary = !RecoveryInProgress() &&
+		pg_atomic_read_u32(&admission->node_id_plus_one) != 0 &&
+		!(blocked & SNOWFLAKE_BLOCK_NODE_ID);
+	bool		stepped_back = (blocked & (SNOWFLAKE_BLOCK_CONFLICT |
+										   SNOWFLAKE_BLOCK_LAYOUT_CONFLICT)) != 0;
+	bool		gate_closed = (blocked & SNOWFLAKE_BLOCK_FIRST_ROUND) != 0;
+
+	*claiming = primary && gate_closed && !stepped_back;
+	*admitted = primary && !gate_closed && !stepped_back;
+}
+
+/*
+ * The error of a call on a standby, whatever else blocks it (a standby's
+ * gate is closed, and a leased node ID is not assigned there).
+ */
+void
+snowflake_refuse_in_recovery(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+			 errmsg("cannot generate snowflake IDs during recovery"),
+			 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
+	pg_unreachable();
+}
+
+/*
+ * Raises the error for the first reason in blocked (not zero); on a
+ * standby, the standby's.
  */
 void
 snowflake_admission_refuse(uint32 blocked)
 {
 	char		detail[DETAIL_LEN];
+
+	if (RecoveryInProgress())
+		snowflake_refuse_in_recovery();
 
 	if (blocked & SNOWFLAKE_BLOCK_NODE_ID)
 	{
@@ -167,7 +211,7 @@ snowflake_admission_refuse(uint32 blocked)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("snowflake node ID %d is also used by another server",
 						(int) pg_atomic_read_u32(&admission->node_id_plus_one) - 1),
-				 errdetail("The conflict: %s. Of two servers with one node ID, the one that began generating later stops.",
+				 errdetail("The conflict: %s. Of two servers with one node ID, the one that generates goes on; the other waits until no peer claims or uses its node ID.",
 						   detail),
 				 errhint("Give every server its own \"%s\" and restart this one.",
 						 "snowflake.node_id")));
@@ -179,7 +223,7 @@ snowflake_admission_refuse(uint32 blocked)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("another server generates snowflake IDs with a different ID layout"),
-				 errdetail("The conflict: %s. IDs of two layouts overlap whatever their node IDs; of two such servers, the one that began generating later stops.",
+				 errdetail("The conflict: %s. IDs of two layouts overlap whatever their node IDs; of two such servers, the one that generates goes on, and the other waits.",
 						   detail),
 				 errhint("Give every server that generates IDs the same \"%s\", \"%s\" and \"%s\", and restart this one.",
 						 "snowflake.epoch", "snowflake.node_bits",
@@ -188,10 +232,10 @@ snowflake_admission_refuse(uint32 blocked)
 
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("snowflake ID generation waits for the first check of the peers"),
-			 errdetail("\"%s\" lists other servers; this server generates no ID before it has asked each of them for its node ID, which takes at most \"%s\" per server.",
-					   "snowflake.peers", "snowflake.peer_timeout"),
-			 errhint("Try again in a moment.")));
+			 errmsg("snowflake ID generation waits for the peers"),
+			 errdetail("\"%s\" lists other servers; this server generates no ID before every one of them has answered, or refused the connection, and none uses its node ID.",
+					   "snowflake.peers"),
+			 errhint("snowflake_peers() shows what each peer answered; a peer that does not answer holds this server back until it answers or is taken off the list.")));
 	pg_unreachable();
 }
 
@@ -227,8 +271,9 @@ snowflake_admission_problem(void)
 		copy_detail(SNOWFLAKE_BLOCK_LAYOUT_CONFLICT, detail);
 		return psprintf(_("ID layout conflict: %s"), detail);
 	}
-	if (blocked & SNOWFLAKE_BLOCK_FIRST_ROUND)
-		return pstrdup(_("waiting for the first check of the peers"));
+	/* a standby's gate is closed until its promotion: no problem of its own */
+	if ((blocked & SNOWFLAKE_BLOCK_FIRST_ROUND) && !RecoveryInProgress())
+		return pstrdup(_("waiting for every peer to answer"));
 	return NULL;
 }
 

@@ -27,7 +27,7 @@ typedef enum SnowflakeBlock
 	SNOWFLAKE_BLOCK_NODE_ID = 1 << 0,	/* no node ID: identity.c */
 	SNOWFLAKE_BLOCK_STATE_FILE = 1 << 1,	/* state file untrusted: state_file.c */
 	SNOWFLAKE_BLOCK_CONFLICT = 1 << 2,	/* a peer has our node ID: peer_checker.c */
-	SNOWFLAKE_BLOCK_FIRST_ROUND = 1 << 3,	/* peers not yet checked: peer_checker.c */
+	SNOWFLAKE_BLOCK_FIRST_ROUND = 1 << 3,	/* the peers' gate: peer_checker.c */
 	SNOWFLAKE_BLOCK_LAYOUT_CONFLICT = 1 << 4	/* a peer of another ID layout:
 												 * peer_checker.c */
 } SnowflakeBlock;
@@ -41,6 +41,8 @@ extern void snowflake_admission_block(SnowflakeBlock reason, const char *detail)
 extern void snowflake_admission_unblock(SnowflakeBlock reason);
 extern void snowflake_admission_set_node_id(int32 node_id);
 pg_noreturn extern void snowflake_admission_refuse(uint32 blocked);
+pg_noreturn extern void snowflake_refuse_in_recovery(void);
+extern void snowflake_admission_claim_state(bool *claiming, bool *admitted);
 extern char *snowflake_admission_problem(void);
 
 pg_noreturn extern void snowflake_report_not_preloaded(void);

@@ -897,10 +897,7 @@ allocate_slots(int64 count, int64 *first_out, int64 *last_out, int64 *lead_out)
 	if (unlikely(!fast_path_ready))
 	{
 		if (RecoveryInProgress())
-			ereport(ERROR,
-					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-					 errmsg("cannot generate snowflake IDs during recovery"),
-					 errdetail("A standby shares its primary's node ID; IDs are generated on the primary.")));
+			snowflake_refuse_in_recovery();
 		/* admission let us through: the node ID is assigned */
 		pg_read_barrier();
 		node_id = snowflake_identity_node_id();

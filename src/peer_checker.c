@@ -39,30 +39,45 @@
  *
  * Two primaries that both generate IDs (each has a node ID) with the same
  * node ID, or with different layouts, whose fields overlap, would hand out
- * colliding IDs; one of them stops generating (snowflake.node_conflict =
- * refuse) or only warns (warn).  Which one is decided by facts both see
- * alike, so that exactly one yields:
+ * colliding IDs.  The checker keeps that from happening by the rules of
+ * doc/protocol.md, which model/peers.pml proves (P1: of two servers that
+ * list each other, never both generate with one node ID at once):
  *
- *	- the one that began generating later (generating_since_ms, the first
- *	  ID issued since its start or promotion) yields;
- *	- one that has not begun generating yields to one that has;
- *	- if neither has, the one started later yields;
- *	- ties go by instance token.
+ *	gate-at-start	a server that lists peers starts with its gate closed
+ *					(SNOWFLAKE_BLOCK_FIRST_ROUND), in shared memory, so that a
+ *					crash restart closes it again;
+ *	claim-then-ask	a primary whose gate is closed claims its node ID:
+ *					snowflake_node_info() says so before it asks anyone.  It
+ *					opens its gate only after a round that began while it
+ *					claimed found no peer with its node ID (or an overlapping
+ *					layout) admitted or claiming.  Only a primary claims, so
+ *					no round in recovery opens the gate: a promoted standby
+ *					asks before its first ID;
+ *	gate-all-answered  a round counts only when every peer answered, or
+ *					refused the connection (nothing listens there).  A peer
+ *					that does not answer within snowflake.peer_timeout holds
+ *					the gate, and so does one that answers with an error:
+ *					57P03 comes from a server in crash recovery, but also
+ *					from one in a smart shutdown whose sessions generate;
+ *	yield			a server steps back (the conflict, which closes its gate
+ *					again) from a peer that is admitted; of two that claim,
+ *					the one with the larger instance token steps back.  This
+ *					only makes sure one of two gets through: the gate alone
+ *					keeps P1;
+ *	no following	the checker never moves the generator: causal order
+ *					between servers comes from snowflake_observe().
  *
- * So a primary restarted last night keeps generating against a standby
- * promoted by mistake that has been up for weeks but just began.  A peer
- * whose snowflake_node_info() has no generating_since_ms (SQL version 1.5)
- * is taken to have generated since its start: against such a peer we may
- * both yield, but never both go on.
+ * Under snowflake.node_conflict = warn the checker only warns, and the
+ * gate opens at the first round begun while claiming, whatever answered.
  *
  * A standby legitimately shares its primary's node ID, and a server
  * without a node ID generates nothing: both are left alone.  A server
  * finding itself in the list (same instance token) skips itself.  The same
  * round trip measures each peer's clock against ours.
  *
- * A conflict, once found, lasts until a round reaches every listed peer and
- * finds none that conflicts: losing sight of a peer is no evidence that it
- * went away, and neither is a reload of the peer list.
+ * A conflict, once found, lasts until a round in which every peer answered
+ * or refused finds none that conflicts: losing sight of a peer is no
+ * evidence that it went away, and neither is a reload of the peer list.
  *
  * Each target keeps its state (its connection, whether we warned about it)
  * across rounds and reloads, found again by its connection string, for as
@@ -94,7 +109,6 @@
 #include "admission.h"
 #include "clock.h"
 #include "compat.h"
-#include "generator.h"
 #include "identity.h"
 #include "layout.h"
 #include "peer_list.h"
@@ -208,9 +222,8 @@ typedef struct NodeInfo
 	int64		epoch_ms;
 	int			node_bits;
 	int			seq_bits;
-	bool		reports_generating; /* has generating_since_ms (1.6 on) */
-	int64		generating_since_ms;	/* 0: has not generated since start */
-	int64		last_id;		/* the last ID it issued; -1: none, or 1.5 */
+	bool		claiming;		/* it claims its node ID (SQL 1.7 on) */
+	bool		admitted;		/* it may generate; before 1.7: a primary */
 } NodeInfo;
 
 /* What asking one target gave this round */
@@ -219,9 +232,9 @@ typedef struct Answer
 	bool		done;			/* there is an answer, good or bad */
 	bool		reachable;		/* and info holds it */
 	bool		hanging;		/* the deadline passed */
+	bool		refused;		/* nothing listens there: no server runs */
 	const char *problem;		/* why not reachable */
 	NodeInfo	info;
-	int64		our_generating_since_ms;	/* ours when the answer came */
 	int64		sent_ms;		/* Unix ms around the question */
 	int64		received_ms;
 } Answer;
@@ -258,6 +271,8 @@ typedef struct SelfView
 	int64		instance_token;
 	int64		started_at_ms;
 	bool		in_recovery;
+	bool		claimed;		/* it claimed when the round began */
+	bool		admitted;		/* ... or was admitted then */
 	const SnowflakeLayout *layout;
 } SelfView;
 
@@ -266,8 +281,12 @@ typedef struct Verdict
 {
 	char		status[PEER_STATUS_LEN];
 	bool		self;
-	bool		conflicts;
+	bool		counts;			/* answered, or refused: it may open the gate */
+	bool		conflicts;		/* it generates, or claims, with our node ID
+								 * (or an overlapping layout) */
 	bool		we_yield;
+	bool		going_on;		/* a conflict this server wins: it generates,
+								 * or claims first */
 	bool		layout;			/* the conflict is one of ID layouts */
 } Verdict;
 
@@ -275,7 +294,8 @@ typedef struct Verdict
 typedef struct RoundVerdict
 {
 	bool		yield;			/* we yield to some peer */
-	bool		all_reached;	/* every target answered */
+	bool		complete;		/* every target answered or refused */
+	bool		conflicts;		/* some target conflicts */
 	bool		listed;			/* no registry: entry, or the registry
 								 * lists this server among its holders */
 	char		conflict[CONFLICT_DETAIL_LEN];	/* the first we yield to */
@@ -288,6 +308,11 @@ static Target *targets = NULL;
 static int	ntargets = 0;
 static bool reported_too_many = false;
 static uint32 wait_event = 0;
+
+/* What the rounds told of the gate: for the cadence and the log */
+static bool last_round_complete = true;
+static bool reported_wait = false;
+static int64 next_round_ms = 0; /* monotonic: the next round in recovery */
 
 Size
 snowflake_peers_shmem_size(void)
@@ -307,13 +332,19 @@ snowflake_peers_shmem_init(LWLock *lock)
 	peers_shared->lock = lock;
 	pg_atomic_init_u32(&peers_shared->conflict, NO_CONFLICT);
 	/*
-	 * Peers listed at start: no ID before the first round has asked them
-	 * (a server started with another's node ID would otherwise generate
-	 * until then).  A list set later by a reload finds a server already
-	 * generating: its rounds catch a conflict as they always did.
-	 * model: gate-at-start
+	 * model: gate-at-start.  Peers listed at start: no ID before a round
+	 * has asked them (a server started with another's node ID would
+	 * otherwise generate until then).  A server that starts as a standby,
+	 * or for a targeted recovery, keeps the gate whatever its list says
+	 * now: a reload may list peers before it is promoted, and no round in
+	 * recovery opens the gate, so it asks before its first ID as a
+	 * primary (with nobody listed then, its first round opens at once).
+	 * A list set by a reload on a running primary finds it generating:
+	 * its rounds catch a conflict, and its peers see it admitted.
 	 */
-	if (snowflake_peer_list != NULL && snowflake_peer_list->nentries > 0)
+	if ((snowflake_peer_list != NULL && snowflake_peer_list->nentries > 0) ||
+		access(STANDBY_SIGNAL_FILE, F_OK) == 0 ||
+		access(RECOVERY_SIGNAL_FILE, F_OK) == 0)
 		snowflake_admission_block(SNOWFLAKE_BLOCK_FIRST_ROUND, NULL);
 	/* tells this server apart from its peers, and from itself restarted */
 	if (!pg_strong_random(&peers_shared->instance_token,
@@ -326,6 +357,17 @@ snowflake_instance_token(void)
 {
 	snowflake_require_preload();
 	return peers_shared->instance_token;
+}
+
+/* whether this server claims its node ID now */
+static bool
+claiming_now(void)
+{
+	bool		claiming;
+	bool		admitted;
+
+	snowflake_admission_claim_state(&claiming, &admitted);
+	return claiming;
 }
 
 static int64
@@ -942,7 +984,8 @@ node_info_query(PGconn **conn, SnowflakePeerExchange *ex, const char **error)
 /*
  * Reads the answer of snowflake_node_info() into *info, checking it all
  * first.  Its columns are found by name: a peer of a later version may
- * have more, one of SQL version 1.5 lacks generating_since_ms.
+ * have more.  One of SQL version 1.6 or older does not say whether it
+ * claims or is admitted: see below.
  */
 static bool
 read_node_info(const PGresult *res, NodeInfo *info, const char **error)
@@ -951,7 +994,7 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 	enum
 	{
 		NODE_ID, TOKEN, STARTED_AT, IN_RECOVERY, CLOCK, EPOCH, NODE_BITS,
-		SEQ_BITS, GENERATING_SINCE, LAST_ID, NCOLUMNS
+		SEQ_BITS, GENERATING_SINCE, CLAIMING, ADMITTED, NCOLUMNS
 	};
 	static const struct
 	{
@@ -967,18 +1010,18 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 		[NODE_BITS] = {"node_bits", INT4OID},
 		[SEQ_BITS] = {"sequence_bits", INT4OID},
 		[GENERATING_SINCE] = {"generating_since_ms", INT8OID},
-		[LAST_ID] = {"last_id", INT8OID},
+		[CLAIMING] = {"claiming", BOOLOID},
+		[ADMITTED] = {"admitted", BOOLOID},
 	};
 	int			col[NCOLUMNS];
 	int64		v;
-	bool		isnull;
 
 	if (!snowflake_peer_check_rows(res, what, 1, 1, 64, error))
 		return false;
 	for (int i = 0; i < NCOLUMNS; i++)
 	{
 		col[i] = snowflake_peer_column(res, what, columns[i].name, columns[i].type,
-									   i != GENERATING_SINCE && i != LAST_ID, error);
+									   i < GENERATING_SINCE, error);
 		if (col[i] < 0 && *error != NULL)
 			return false;
 	}
@@ -1011,22 +1054,32 @@ read_node_info(const PGresult *res, NodeInfo *info, const char **error)
 								NULL, &info->clock_ms, error))
 		return false;
 
-	info->reports_generating = col[GENERATING_SINCE] >= 0;
-	info->generating_since_ms = 0;
-	if (info->reports_generating &&
-		!snowflake_peer_get_int(res, 0, col[GENERATING_SINCE], what, 1,
-								MAX_UNIX_MS, &isnull,
-								&info->generating_since_ms, error))
-		return false;
-
-	info->last_id = -1;
-	if (col[LAST_ID] >= 0)
+	if (col[CLAIMING] >= 0 && col[ADMITTED] >= 0)
 	{
-		if (!snowflake_peer_get_int(res, 0, col[LAST_ID], what, 0, PG_INT64_MAX,
-									&isnull, &v, error))
+		if (!snowflake_peer_get_bool(res, 0, col[CLAIMING], what,
+									 &info->claiming, error) ||
+			!snowflake_peer_get_bool(res, 0, col[ADMITTED], what,
+									 &info->admitted, error))
 			return false;
-		if (!isnull)
-			info->last_id = v;
+	}
+	else
+	{
+		/*
+		 * SQL 1.6 or older: a primary with a node ID that has generated
+		 * since its start (1.5, which does not say: taken to have) is
+		 * admitted, any other primary claims.  Either holds our gate; the
+		 * one that generates goes on.
+		 */
+		bool		primary = !info->in_recovery && info->node_id >= 0;
+		bool		isnull = true;
+		int64		since;
+
+		if (col[GENERATING_SINCE] >= 0 &&
+			!snowflake_peer_get_int(res, 0, col[GENERATING_SINCE], what, 1,
+									MAX_UNIX_MS, &isnull, &since, error))
+			return false;
+		info->admitted = primary && (col[GENERATING_SINCE] < 0 || !isnull);
+		info->claiming = primary && !info->admitted;
 	}
 	return true;
 }
@@ -1072,7 +1125,6 @@ ask_target(Target *target)
 	PGresult   *res = NULL;
 	char	   *query = NULL;
 	const char *error = NULL;
-	SnowflakeGeneratorStatus gen;
 
 	snowflake_peer_exchange_begin(&ex, snowflake_peer_timeout, wait_event);
 	a->done = true;
@@ -1094,17 +1146,11 @@ ask_target(Target *target)
 			a->reachable = false;
 	}
 
-	/*
-	 * Our side of the comparison, taken when the answer came, so that both
-	 * sides are seen at about the same moment.
-	 */
-	snowflake_generator_status(&gen);
-	a->our_generating_since_ms = gen.generating_since_ms;
-
 	if (!a->reachable)
 	{
 		a->problem = error ? error : ex.error ? ex.error : _("unknown failure");
 		a->hanging = ex.timed_out;
+		a->refused = ex.refused;
 		snowflake_peer_disconnect(&target->conn);
 	}
 }
@@ -1113,61 +1159,6 @@ ask_target(Target *target)
  * Judge: what the answers mean, without any I/O
  * ----------
  */
-
-/* -1, 0 or 1 as a is less than, equal to or greater than b */
-static int
-compare_int64(int64 a, int64 b)
-{
-	return (a > b) - (a < b);
-}
-
-/*
- * Whether we yield to a peer that conflicts with us, by the rule of the
- * file header; *why says why, as seen from us, of the peer.
- */
-static bool
-we_yield_to(const SelfView *self, const Answer *a, const char **why)
-{
-	const NodeInfo *info = &a->info;
-	int64		ours = a->our_generating_since_ms;
-	int64		theirs = info->generating_since_ms;
-	int			cmp;
-
-	/* a peer of SQL version 1.5 is taken to generate since its start */
-	if (!info->reports_generating)
-		theirs = info->started_at_ms;
-
-	if (ours != 0 && theirs != 0)
-	{
-		cmp = compare_int64(ours, theirs);
-		if (cmp == 0)
-			cmp = compare_int64(self->instance_token, info->instance_token);
-		if (!info->reports_generating)
-			*why = cmp > 0 ? _("began generating earlier (by its start time)") :
-				_("began generating later (by its start time)");
-		else
-			*why = cmp > 0 ? _("began generating earlier") : _("began generating later");
-	}
-	else if (theirs != 0)
-	{
-		cmp = 1;
-		*why = info->reports_generating ? _("generating, this server not yet") :
-			_("generating (by its start time), this server not yet");
-	}
-	else if (ours != 0)
-	{
-		cmp = -1;
-		*why = _("not generating yet");
-	}
-	else
-	{
-		cmp = compare_int64(self->started_at_ms, info->started_at_ms);
-		if (cmp == 0)
-			cmp = compare_int64(self->instance_token, info->instance_token);
-		*why = cmp > 0 ? _("started earlier") : _("started later");
-	}
-	return cmp > 0;
-}
 
 /*
  * The verdict on one target's answer.  unseen: the peer cannot check this
@@ -1179,7 +1170,6 @@ judge_answer(const SelfView *self, const Answer *a, bool unseen, Verdict *v)
 {
 	const NodeInfo *info = &a->info;
 	const SnowflakeLayout *layout = self->layout;
-	bool		both_generate;
 	bool		same_node;
 	bool		layout_differs;
 	const char *why;
@@ -1187,10 +1177,14 @@ judge_answer(const SelfView *self, const Answer *a, bool unseen, Verdict *v)
 	memset(v, 0, sizeof(Verdict));
 	if (!a->reachable)
 	{
+		/* model: gate-all-answered (only a refusal proves no server runs) */
+		v->counts = a->refused;
 		snprintf(v->status, sizeof(v->status), "%s: %s",
-				 a->hanging ? "hanging" : "unreachable", a->problem);
+				 a->refused ? "refused" : a->hanging ? "hanging" : "unreachable",
+				 a->problem);
 		return;
 	}
+	v->counts = true;
 	if (info->instance_token == self->instance_token)
 	{
 		v->self = true;
@@ -1200,32 +1194,57 @@ judge_answer(const SelfView *self, const Answer *a, bool unseen, Verdict *v)
 
 	/*
 	 * A standby shares its primary's node ID, and a server without a node
-	 * ID generates nothing: neither can collide with us.
+	 * ID generates nothing: neither can collide with us.  Nor can we while
+	 * in recovery: promoted, we claim and ask again.
 	 */
-	both_generate = info->node_id >= 0 && self->node_id >= 0 &&
-		!info->in_recovery && !self->in_recovery;
 	same_node = info->node_id == self->node_id;
 	layout_differs = info->epoch_ms != layout->epoch_ms ||
 		info->node_bits != layout->node_bits ||
 		info->seq_bits != layout->seq_bits;
-	v->conflicts = both_generate && (same_node || layout_differs);
+	v->conflicts = info->node_id >= 0 && self->node_id >= 0 &&
+		!info->in_recovery && !self->in_recovery &&
+		(info->admitted || info->claiming) && (same_node || layout_differs);
 
 	if (!v->conflicts)
 	{
 		if (info->node_id < 0)
 			strlcpy(v->status, "ok: no node ID, generates no IDs", sizeof(v->status));
+		else if (!info->in_recovery && !info->admitted && !info->claiming)
+			snprintf(v->status, sizeof(v->status), "ok: node %d, stepped back",
+					 info->node_id);
 		else
 			snprintf(v->status, sizeof(v->status), "ok: node %d%s",
 					 info->node_id, info->in_recovery ? ", standby" : "");
 		return;
 	}
 
-	v->we_yield = we_yield_to(self, a, &why);
+	/*
+	 * model: yield.  Whoever generates goes on; of two that claim, the
+	 * larger instance token steps back.  Only liveness depends on it: our
+	 * gate stays closed on any conflict.
+	 */
+	if (info->admitted)
+	{
+		v->we_yield = true;
+		why = _("generating");
+	}
+	else if (self->claimed && self->instance_token > info->instance_token)
+	{
+		v->we_yield = true;
+		why = _("claiming it too, first by instance token");
+	}
+	else if (self->claimed)
+		why = _("claiming it too; this server claims it first");
+	else if (self->admitted)
+		why = _("claiming it, which this server generates with");
+	else
+		why = _("claiming it; this server has stepped back");
 	if (unseen)
 	{
 		v->we_yield = true;
 		why = _("which cannot check this server: the registry does not list it");
 	}
+	v->going_on = !v->we_yield && (self->claimed || self->admitted);
 	v->layout = !same_node;
 	if (same_node)
 		snprintf(v->status, sizeof(v->status), "conflict: same node ID %d, %s",
@@ -1259,7 +1278,13 @@ apply_conflict_policy(void)
 	LWLockAcquire(peers_shared->lock, LW_SHARED);
 	strlcpy(detail, peers_shared->conflict_detail, sizeof(detail));
 	LWLockRelease(peers_shared->lock);
-	/* block first, so that generation is never open between the two */
+
+	/*
+	 * model: yield.  Stepping back closes the gate too: once the conflict
+	 * is over, this server claims and asks again before its next ID.
+	 * Block first, so that generation is never open in between.
+	 */
+	snowflake_admission_block(SNOWFLAKE_BLOCK_FIRST_ROUND, NULL);
 	snowflake_admission_block(reason, detail);
 	snowflake_admission_unblock(reason == SNOWFLAKE_BLOCK_CONFLICT ?
 								SNOWFLAKE_BLOCK_LAYOUT_CONFLICT :
@@ -1290,7 +1315,7 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 			const char *const *names, Verdict *verdicts, RoundVerdict *round)
 {
 	memset(round, 0, sizeof(RoundVerdict));
-	round->all_reached = true;
+	round->complete = true;
 	round->listed = !from_registry_entry(round_targets, n);
 	for (int i = 0; i < n; i++)
 	{
@@ -1308,7 +1333,7 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 		{
 			/* the lease alone proves it: no address needed */
 			memset(v, 0, sizeof(Verdict));
-			v->conflicts = v->we_yield = true;
+			v->counts = v->conflicts = v->we_yield = true;
 			snprintf(v->status, sizeof(v->status),
 					 "conflict: the registry leases node ID %d to another server, which cannot check this server",
 					 round_targets[i].leased_node_id);
@@ -1316,17 +1341,30 @@ judge_round(const SelfView *self, const Target *round_targets, int n,
 		else if (round_targets[i].expected_node_id == OTHER_LAYOUT)
 		{
 			memset(v, 0, sizeof(Verdict));
-			v->conflicts = v->we_yield = v->layout = true;
+			v->counts = v->conflicts = v->we_yield = v->layout = true;
 			snprintf(v->status, sizeof(v->status),
 					 "conflict: the registry leases a node ID to a server of another ID layout (%s), which cannot check this server",
 					 round_targets[i].other_layout);
 		}
 		else
+		{
 			judge_answer(self, &round_targets[i].answer,
 						 !round->listed && round_targets[i].expected_node_id >= 0,
 						 v);
-		if (!round_targets[i].answer.reachable)
-			round->all_reached = false;
+
+			/*
+			 * A holder the registry leases another node ID (of our layout:
+			 * one of another layout is OTHER_LAYOUT above) cannot share
+			 * ours, by the lease: silent, it need not hold the gate.
+			 */
+			if (round_targets[i].expected_node_id >= 0 &&
+				round_targets[i].expected_node_id != self->node_id)
+				v->counts = true;
+		}
+		if (!v->counts)
+			round->complete = false;
+		if (v->conflicts)
+			round->conflicts = true;
 		if (v->we_yield && !round->yield)
 		{
 			round->yield = true;
@@ -1382,9 +1420,9 @@ publish_round(Target *round_targets, int n, const char *const *names,
 				sizeof(peers_shared->conflict_detail));
 		pg_atomic_write_u32(&peers_shared->conflict, round->kind);
 	}
-	else if (round->all_reached && in_force != NO_CONFLICT)
+	else if (round->complete && !round->conflicts && in_force != NO_CONFLICT)
 	{
-		/* silence proves nothing: only a round that reached all lifts it */
+		/* silence proves nothing: only a round that heard from all lifts it */
 		pg_atomic_write_u32(&peers_shared->conflict, NO_CONFLICT);
 		peers_shared->conflict_detail[0] = '\0';
 		resolved = true;
@@ -1396,14 +1434,14 @@ publish_round(Target *round_targets, int n, const char *const *names,
 	{
 		Target	   *t = &round_targets[i];
 		const Verdict *v = &verdicts[i];
-		bool		winning = v->conflicts && !v->we_yield;
+		bool		winning = v->going_on;
 
 		/* the server that goes on warns once per conflict, not every round */
 		if (winning && !t->warned)
 			ereport(WARNING,
 					(errmsg("snowflake peer \"%s\" conflicts with this server (%s)",
 							names[i], v->status),
-					 errdetail("This server keeps generating IDs; the peer should stop.")));
+					 errdetail("This server goes on; the peer steps back.")));
 		if (t->answer.reachable)
 			t->warned = winning;
 	}
@@ -1455,36 +1493,6 @@ report_unlisted(const SelfView *self, const RoundVerdict *round)
 }
 
 /*
- * After a round: every ID this server issues from now on is above the last
- * ID each peer of our layout had issued when it answered.  So an ID a
- * listed server issued is below every ID issued here a round later,
- * whatever the clocks say (up to snowflake.max_borrow of skew; a peer
- * further ahead is not followed, only counted).  Nothing here may stop the
- * worker: a reservation that cannot be written is logged.
- */
-static void
-observe_round(Target *round_targets, int n, const SelfView *self)
-{
-	const SnowflakeLayout *layout = self->layout;
-
-	if (RecoveryInProgress())
-		return;
-	for (int i = 0; i < n; i++)
-	{
-		const NodeInfo *info = &round_targets[i].answer.info;
-
-		if (!round_targets[i].answer.reachable || info->last_id < 0 ||
-			info->instance_token == self->instance_token ||
-			info->epoch_ms != layout->epoch_ms ||
-			info->node_bits != layout->node_bits ||
-			info->seq_bits != layout->seq_bits)
-			continue;
-		/* model: peers_16_follows_standby (the rules do not follow) */
-		(void) snowflake_generator_observe(info->last_id, false, LOG);
-	}
-}
-
-/*
  * One round over all peers: ask, judge, publish.  A shutdown request ends
  * it before anything is published.
  */
@@ -1495,6 +1503,12 @@ check_peers(void)
 	Verdict    *verdicts;
 	RoundVerdict round;
 	char	  **names;
+
+	/*
+	 * model: claim-then-ask.  Whether we claim is fixed before the first
+	 * question: a peer that claims too, and asks us later, sees our claim.
+	 */
+	snowflake_admission_claim_state(&self.claimed, &self.admitted);
 
 	/* ask */
 	update_targets();
@@ -1532,15 +1546,37 @@ check_peers(void)
 	report_unlisted(&self, &round);
 
 	/*
-	 * a whole round with our node ID known: generation may begin.
-	 * model: 1.6 lifts the gate at any round, in recovery too and with a
-	 * peer unanswered (peers_16_crash_recovery_gate, _promotion_gate,
-	 * _hung_peer_counts)
+	 * model: claim-then-ask, gate-all-answered.  Under "warn" the round
+	 * need not be complete, nor free of conflicts: the operator chose to
+	 * be warned rather than stopped.
 	 */
-	if (self.node_id >= 0)
+	last_round_complete = round.complete;
+	if (self.claimed &&
+		(snowflake_node_conflict == SNOWFLAKE_CONFLICT_WARN ||
+		 (round.complete && !round.conflicts)))
+	{
 		snowflake_admission_unblock(SNOWFLAKE_BLOCK_FIRST_ROUND);
-
-	observe_round(targets, ntargets, &self);
+		ereport(LOG,
+				(errmsg("snowflake peers checked: this server generates IDs with node ID %d",
+						self.node_id)));
+		reported_wait = false;
+	}
+	else if (self.claimed && !round.complete && !reported_wait)
+	{
+		for (int i = 0; i < ntargets; i++)
+		{
+			if (verdicts[i].counts)
+				continue;
+			ereport(WARNING,
+					(errmsg("snowflake ID generation waits for peer \"%s\" (%s)",
+							names[i], verdicts[i].status),
+					 errdetail("This server generates no ID before every listed peer has answered, or refused the connection."),
+					 errhint("Make the peer answer, or take it off \"%s\" and reload the configuration.",
+							 "snowflake.peers")));
+			reported_wait = true;
+			break;
+		}
+	}
 }
 
 /* ----------
@@ -1558,12 +1594,22 @@ peer_count(void)
 static int
 checker_interval(void)
 {
-	/* nothing listed: sleep until a reload (which sets the latch) */
-	if (peer_count() == 0)
-		return 0;
-	/* generation waits for a first round with the node ID known */
-	if (pg_atomic_read_u32(snowflake_admission_blocked_reasons) & SNOWFLAKE_BLOCK_FIRST_ROUND)
+	bool		gate_closed = (pg_atomic_read_u32(snowflake_admission_blocked_reasons) &
+							   SNOWFLAKE_BLOCK_FIRST_ROUND) != 0;
+
+	/*
+	 * The gate closed: soon again while in recovery (only to see the
+	 * promotion: a promoted standby, with nobody listed too, claims and
+	 * asks at once), and while claiming after a round that heard from
+	 * every peer (one more may open it); a silent peer is asked at the
+	 * configured interval.
+	 */
+	if (gate_closed &&
+		(RecoveryInProgress() || (claiming_now() && last_round_complete)))
 		return Min(snowflake_peer_check_interval, FIRST_ROUND_RETRY_MS);
+	/* nothing listed: sleep until a reload (which sets the latch) */
+	if (peer_count() == 0 && !gate_closed)
+		return 0;
 	return snowflake_peer_check_interval;
 }
 
@@ -1608,6 +1654,10 @@ checker_start(void)
 static void
 checker_tick(void)
 {
+	/* in recovery, a round every interval; the ticks between watch only */
+	if (RecoveryInProgress() && snowflake_monotonic_ms() < next_round_ms)
+		return;
+	next_round_ms = snowflake_monotonic_ms() + snowflake_peer_check_interval;
 	check_peers();
 }
 
@@ -1621,6 +1671,8 @@ checker_stop(void)
 /*
  * After a reload: says what is worth saying of the new list, and applies
  * snowflake.node_conflict, which may have changed, to a conflict in force.
+ * A list emptied opens the gate at the next round begun while claiming,
+ * which has nobody to ask: never in recovery.
  */
 static void
 checker_reload(void)

@@ -137,6 +137,7 @@ snowflake_peer_exchange_begin(SnowflakePeerExchange *ex, int timeout_ms,
 	ex->wait_event = wait_event;
 	ex->received = 0;
 	ex->timed_out = false;
+	ex->refused = false;
 	ex->error = NULL;
 	ex->application_name = NULL;
 }
@@ -257,6 +258,80 @@ wait_for_socket(PGconn *conn, int events, SnowflakePeerExchange *ex)
 	}
 }
 
+/*
+ * Whether libpq got past connect() on some address: it sent, or is about
+ * to send, its start-up packet to whatever listens there.  Sticky across
+ * the addresses of one attempt (connection_refused()).
+ */
+static bool
+connection_reached(PGconn *conn)
+{
+	ConnStatusType status = PQstatus(conn);
+
+	return status != CONNECTION_NEEDED && status != CONNECTION_STARTED &&
+		status != CONNECTION_BAD;
+}
+
+/* Whether the len bytes at line end with ": " and then text. */
+static bool
+line_ends_with(const char *line, size_t len, const char *text)
+{
+	size_t		tlen = strlen(text);
+
+	return tlen > 0 && len >= tlen + 2 &&
+		memcmp(line + len - tlen - 2, ": ", 2) == 0 &&
+		memcmp(line + len - tlen, text, tlen) == 0;
+}
+
+/*
+ * Whether a connection attempt that failed was refused at every address
+ * it tried: nothing listens there (TCP's ECONNREFUSED, or no file at a
+ * Unix socket's path), so no server runs there (doc/protocol.md, A5).
+ * Every other failure, a server's error (57P03 included) or silence,
+ * proves nothing.
+ *
+ * A connection string may name several hosts, and a name may have several
+ * addresses: libpq tries each in turn, and its message has a line for each
+ * address it tried (and hint lines, which begin with a tab).  So every
+ * line must say refused: one that says something else (a server's error,
+ * a timeout, no route, a name that did not resolve) may be a server.  And
+ * no address may have been reached (connection_reached() true at some
+ * point of the attempt): what a server says may end in the same words
+ * ("FATAL:  could not access file ...: No such file or directory").  The
+ * system part of libpq's message is strerror()'s in this process's locale,
+ * which is ours too.
+ */
+static bool
+connection_refused(PGconn *conn, bool reached)
+{
+	const char *msg = PQerrorMessage(conn);
+	char		refused[256];
+	char		missing[256];
+	int			attempts = 0;
+
+	if (reached || msg == NULL)
+		return false;
+	/* strerror() may use one static buffer */
+	strlcpy(refused, strerror(ECONNREFUSED), sizeof(refused));
+	strlcpy(missing, strerror(ENOENT), sizeof(missing));
+	for (const char *line = msg; *line != '\0';)
+	{
+		size_t		len = strcspn(line, "\n");
+
+		if (len > 0 && line[0] != '\t')
+		{
+			if (!line_ends_with(line, len, refused) &&
+				!line_ends_with(line, len, missing))
+				return false;
+			attempts++;
+		}
+		line += len;
+		if (*line == '\n')
+			line++;
+	}
+	return attempts > 0;
+}
+
 /* Notices of a peer are not ours to log. */
 static void
 drop_notice(void *arg, const PGresult *res)
@@ -282,6 +357,7 @@ snowflake_peer_connect(PGconn **conn, const char *conninfo,
 		"-c search_path=pg_catalog,pg_temp", NULL
 	};
 	PostgresPollingStatusType poll;
+	bool		reached;
 
 	if (*conn != NULL && PQstatus(*conn) == CONNECTION_OK)
 		return true;
@@ -297,6 +373,7 @@ snowflake_peer_connect(PGconn **conn, const char *conninfo,
 	if (PQstatus(*conn) == CONNECTION_BAD)
 	{
 		ex->error = conn_error(*conn);
+		ex->refused = connection_refused(*conn, false);
 		snowflake_peer_disconnect(conn);
 		return false;
 	}
@@ -304,6 +381,7 @@ snowflake_peer_connect(PGconn **conn, const char *conninfo,
 
 	/* libpq's documented loop: wait for writing first */
 	poll = PGRES_POLLING_WRITING;
+	reached = connection_reached(*conn);
 	for (;;)
 	{
 		int			events;
@@ -313,6 +391,7 @@ snowflake_peer_connect(PGconn **conn, const char *conninfo,
 		if (poll == PGRES_POLLING_FAILED)
 		{
 			ex->error = conn_error(*conn);
+			ex->refused = connection_refused(*conn, reached);
 			snowflake_peer_disconnect(conn);
 			return false;
 		}
@@ -324,6 +403,7 @@ snowflake_peer_connect(PGconn **conn, const char *conninfo,
 			return false;
 		}
 		poll = PQconnectPoll(*conn);
+		reached = reached || connection_reached(*conn);
 	}
 
 	/* so that no send, PQfinish()'s included, can block */

@@ -27,6 +27,7 @@ typedef struct SnowflakePeerExchange
 	uint32		wait_event;
 	Size		received;		/* bytes the peer sent, at most (see .c) */
 	bool		timed_out;		/* it failed at the deadline */
+	bool		refused;		/* the connection was refused: no server */
 	const char *error;			/* why it failed */
 	const char *application_name;	/* for the peer; NULL: the peer checker */
 } SnowflakePeerExchange;

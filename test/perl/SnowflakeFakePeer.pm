@@ -8,6 +8,9 @@
 #	my $fake = SnowflakeFakePeer->new($dir);
 #	$fake->set(attack => 'node_info:copy_out');		# what the next query gets
 #	$fake->set(node_id => 7, attack => '');			# a good answer, node 7
+#	$fake->reset(node_id => 1, claiming => 't', admitted => 'f');
+#													# claims node 1 (SQL 1.7)
+#	$fake->reset(node_id => 1, columns => 10);		# node 1, SQL 1.6
 #	$fake->wait_for_query('node_info');				# the checker asked, since set()
 #	$fake->stop;
 #
@@ -16,6 +19,13 @@
 # set() bumps a generation number.  An attack "startup:<kind>" applies to
 # new connections: a connection made under an older generation closes at
 # its next query, so that the checker reconnects.
+#
+# The good answer to snowflake_node_info() is that of a primary of SQL
+# version 1.7 with node ID 100, admitted to generate: %default_info, each
+# column changed by the key of its name (a string as the server would
+# print it; '\N' is NULL), and "columns" its number of columns: the first
+# 8 are 1.5's answer, 10 are 1.6's (without claiming and admitted), more
+# than 12 add columns of a later version.
 #
 # Attacks are "<query>:<kind>", <query> one of schema (the lookup of the
 # extension's schema), node_info (snowflake_node_info()), citus (the Citus
@@ -46,7 +56,10 @@ my %default_info = (
 	node_bits => 10,
 	sequence_bits => 12,
 	generating_since_ms => '\N',       # NULL
-	columns => 9,
+	last_id => '\N',                   # NULL: none issued since start
+	claiming => 'f',                   # SQL 1.7: not claiming its node ID,
+	admitted => 't',                   # but admitted to generate with it
+	columns => 12,                     # SQL 1.7; 10: 1.6, 8: 1.5
 );
 
 sub new
@@ -330,11 +343,13 @@ sub _good_answer
 	}
 
 	# snowflake_node_info()
+	# the columns of SQL 1.7, in order; "columns" takes the first ones (8:
+	# 1.5, 10: 1.6), and more than 12 adds columns of a later version
 	my @names = qw(node_id instance_token started_at_ms in_recovery clock_ms
-	  epoch_ms node_bits sequence_bits generating_since_ms);
+	  epoch_ms node_bits sequence_bits generating_since_ms last_id claiming admitted);
 	my %types = (node_id => INT4OID, node_bits => INT4OID, sequence_bits => INT4OID,
-		in_recovery => BOOLOID);
-	my $n = $s->{columns} // 9;
+		in_recovery => BOOLOID, claiming => BOOLOID, admitted => BOOLOID);
+	my $n = $s->{columns} // 12;
 	my @cols;
 	my @row;
 	for my $i (0 .. $n - 1)
@@ -388,9 +403,9 @@ sub _reply_attack
 	}
 	elsif ($kind eq 'wrong_type')
 	{
-		# the last column declared as bool
+		# the last column declared as bool, or as int8 if it is a bool
 		my @c = map { [@$_] } @$cols;
-		$c[-1][1] = BOOLOID;
+		$c[-1][1] = $c[-1][1] == BOOLOID ? INT8OID : BOOLOID;
 		_send_result($sock, \@c, $rows);
 	}
 	elsif ($kind eq 'binary')

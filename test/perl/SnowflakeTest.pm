@@ -17,7 +17,8 @@ our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
   set_clock_offset start_pgbench finish_pgbench dump_and_restore
   skip_all_without_extension skip_all_without_program skip_all_without_faketime
   faketime_library start_with_failio set_failio wait_for_stall sqlstate_of
-  worker_pid proc_status_kb setup_registry wait_for_crash_restart);
+  worker_pid proc_status_kb setup_registry wait_for_crash_restart
+  wait_for_peer_rounds);
 
 # --- optional dependencies ------------------------------------------------------
 # A script whose dependency is missing for the PostgreSQL under test ends
@@ -325,6 +326,23 @@ sub dump_and_restore
 	{
 		command_ok([ 'pg_restore', '--exit-on-error', '-d', $to->connstr($db), $file ],
 			'restore with pg_restore');
+	}
+	return;
+}
+
+# Waits until $node's peer checker has published $n more rounds, each
+# finished after the one before (checked_at of its first peer, by $node's
+# clock).
+sub wait_for_peer_rounds
+{
+	my ($node, $n) = @_;
+	for (1 .. $n)
+	{
+		my $last = $node->safe_psql('postgres',
+			'SELECT coalesce(max(checked_at), clock_timestamp()) FROM snowflake_peers()');
+		$node->poll_query_until('postgres',
+			"SELECT min(checked_at) > '$last' FROM snowflake_peers()")
+		  or die $node->name . ' published no further round';
 	}
 	return;
 }

@@ -1,18 +1,29 @@
-# Two servers given the same node ID, each listing the other in
-# snowflake.peers: neither generating yet, the one started later stops
-# generating within seconds, says why, and snowflake_status() and
-# snowflake_peers() show it (test/t/027_conflict_rule.pl: once they
-# generate, the one that began later stops); "warn"
-# only logs; a distinct node ID resolves it; an unreachable peer or a
-# reload does not; another ID layout conflicts too; a standby sharing its
-# primary's node ID does not.  The same checks measure the peers' clock
-# skew.
+# Two servers given the same node ID, the first listing both, under
+# claim-then-ask (doc/protocol.md; the rule itself, and servers started
+# together, are test/t/027_conflict_rule.pl's):
+#  - the first starts while the second is down (its connection refused)
+#    and generates;
+#  - the second starts listing only a peer that never answers: it claims
+#    the node ID and waits; the first sees the claim, goes on, and warns
+#    once, not at every check;
+#  - the second's list corrected by a reload, it finds the first
+#    generating and steps back: an error that names the peer and says what
+#    to do, snowflake_status(), snowflake_peers() and the log show it;
+#  - "warn" lets the second generate anyway, and then the first, which
+#    refuses, steps back from it;
+#  - neither a reload nor a listed peer that never answers lifts the
+#    first's conflict; a complete round that finds the second with a
+#    distinct node ID does, and the first generates again;
+#  - another ID layout conflicts too, with an error that names the
+#    layouts; a standby sharing its primary's node ID does not.
+# The same checks measure the peers' clock skew.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
 use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use SnowflakeFakePeer;
 use SnowflakeTest;
 use Test::More;
 
@@ -22,6 +33,12 @@ my $a = PostgreSQL::Test::Cluster->new('node_a');
 my $b = PostgreSQL::Test::Cluster->new('node_b');
 my $a_conn = $a->connstr . ' dbname=postgres';
 my $b_conn = $b->connstr . ' dbname=postgres';
+my $a_name = 'host=' . $a->host . ' port=' . $a->port . ' dbname=postgres';
+my $b_name = 'host=' . $b->host . ' port=' . $b->port . ' dbname=postgres';
+my $silent = SnowflakeFakePeer->new(PostgreSQL::Test::Utils::tempdir() . '/silent');
+$silent->set(attack => 'startup:hang');
+my $silent_conn = $silent->connstr;
+my $silent_name = 'host=127.0.0.1 port=' . $silent->port . ' dbname=postgres';
 
 $a->init(allows_streaming => 1);
 $a->append_conf('postgresql.conf', qq{
@@ -29,48 +46,86 @@ shared_preload_libraries = 'snowflake'
 snowflake.node_id = 5
 snowflake.peers = '"$a_conn", "$b_conn"'
 snowflake.peer_check_interval = '500ms'
+snowflake.peer_timeout = '1s'
 });
 $b->init;
 $b->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'snowflake'
 snowflake.node_id = 5
-snowflake.peers = '"$a_conn"'
+snowflake.peers = '"$silent_conn"'
 snowflake.peer_check_interval = '500ms'
+snowflake.peer_timeout = '1s'
 });
 
+sub status_of
+{
+	my ($node, $name) = @_;
+	return $node->safe_psql('postgres', "SELECT status FROM snowflake_peers() WHERE peer = '$name'");
+}
+
+sub problem_of
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', 'SELECT problem FROM snowflake_status()');
+}
+
+
+sub claim_state
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres',
+		q{SELECT CASE WHEN claiming THEN 'claiming' WHEN admitted THEN 'admitted' ELSE 'neither' END FROM snowflake_node_info()});
+}
+
+# A, alone: B's connection is refused, A itself answers
 $a->start;
 $a->safe_psql('postgres', 'CREATE EXTENSION snowflake');
-# B starts later, with its clock 3 s ahead of A's
-sleep 1;
+$a->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+  or die 'A did not open its gate: ' . status_of($a, $b_name);
+like(status_of($a, $b_name), qr/^refused: /, 'a peer that is down refuses the connection');
+is($a->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
+	'and holds no gate: the first server generates');
+is(claim_state($a), 'admitted', 'snowflake_node_info() says it is admitted');
+
+# B starts later, with its clock 3 s ahead of A's, listing only a peer
+# that never answers: it claims node ID 5 and waits
 start_with_faketime($b, '+3');
 $b->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$a->poll_query_until('postgres',
+	"SELECT status = 'conflict: same node ID 5, claiming it, which this server generates with' FROM snowflake_peers() WHERE peer = '$b_name'")
+  or die 'A did not see B claim: ' . status_of($a, $b_name);
+pass('the server that generates sees the other claim its node ID');
+is(claim_state($b), 'claiming', 'which claims it');
+is(problem_of($b), 'waiting for every peer to answer', 'and waits');
+ok($a->log_contains(qr/WARNING:  snowflake peer "\Q$b_name\E" conflicts with this server \(conflict: same node ID 5, claiming it, which this server generates with\)/),
+	'the first warns in its log');
+is($a->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't', 'and goes on generating');
+wait_for_peer_rounds($a, 1);
+wait_for_peer_rounds($a, 1);
+my $warnings = () = slurp_file($a->logfile) =~ /WARNING:  snowflake peer .* conflicts with this server/g;
+is($warnings, 1, 'once, not at every check');
 
-$b->poll_query_until('postgres',
-	q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()})
-  or die 'conflict not detected';
-pass('the later server detects that its node ID is taken');
-
+# B's list corrected: it finds A generating and steps back
+$b->append_conf('postgresql.conf', qq{snowflake.peers = '"$a_conn"'\n});
+$b->reload;
+$b->poll_query_until('postgres', q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()})
+  or die 'conflict not detected: ' . problem_of($b);
+pass('the second server detects that its node ID is used');
 my ($ret, $out, $err) = $b->psql('postgres', 'SELECT snowflake_nextval()');
 like($err, qr/ERROR:  snowflake node ID 5 is also used by another server/,
 	'it refuses to generate, with a clear error');
-like($err, qr/DETAIL:  The conflict: peer "host=\S+ port=\d+ dbname=postgres" \(conflict: same node ID 5, started earlier\)/,
+like($err, qr/DETAIL:  The conflict: peer "\Q$a_name\E" \(conflict: same node ID 5, generating\)\. Of two servers with one node ID, the one that generates goes on/,
 	'naming the peer');
 like($err, qr/HINT:  Give every server its own "snowflake.node_id"/, 'and saying what to do');
 ok($b->log_contains('snowflake node ID 5 conflicts with peer'), 'it logs the conflict');
+is(claim_state($b), 'neither', 'it neither claims nor generates');
 
-is($a->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
-	'the server started first keeps generating');
-# (A generates now, B does not)
 $a->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status = 'conflict: same node ID 5, not generating yet'})
-  or die 'A did not see the conflict';
-pass('and its snowflake_peers() shows the conflict too');
-ok($a->log_contains('WARNING:  snowflake peer .* conflicts with this server'), 'and warns in its log');
-my $later = $a->safe_psql('postgres', q{SELECT clock_timestamp() + interval '1.1 s'});
-$a->poll_query_until('postgres', qq{SELECT min(checked_at) > '$later' FROM snowflake_peers()})
-  or die 'A did not check again';
-my $warnings = () = slurp_file($a->logfile) =~ /WARNING:  snowflake peer .* conflicts with this server/g;
-is($warnings, 1, 'once, not at every check');
+	"SELECT status = 'ok: node 5, stepped back' FROM snowflake_peers() WHERE peer = '$b_name'")
+  or die 'A did not see B step back: ' . status_of($a, $b_name);
+pass('the first server sees it step back');
+is($a->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
+	'and keeps generating');
 is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE reachable AND checked_at IS NOT NULL AND round_trip_ms >= 0}),
 	'2', 'snowflake_peers() lists both entries of A\'s list, checked and reachable');
 is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE status = 'this server'}),
@@ -79,63 +134,56 @@ is($a->safe_psql('postgres', q{SELECT count(*) FROM snowflake_peers() WHERE stat
 # clock skew, measured both ways: B is 3 s ahead, within the measurement's
 # own bound, half the round trip (plus the clocks' millisecond rounding)
 is($a->safe_psql('postgres',
-		q{SELECT abs(clock_skew_ms - 3000) <= round_trip_ms / 2 + 2 FROM snowflake_peers() WHERE status LIKE 'conflict%'}),
+		"SELECT abs(clock_skew_ms - 3000) <= round_trip_ms / 2 + 2 FROM snowflake_peers() WHERE peer = '$b_name'"),
 	't', 'A measures B\'s clock 3 s ahead, within half the round trip');
 is($b->safe_psql('postgres',
 		'SELECT abs(clock_skew_ms + 3000) <= round_trip_ms / 2 + 2 FROM snowflake_peers()'),
 	't', 'B measures A\'s clock 3 s behind');
 
-# "warn" only logs
-$b->append_conf('postgresql.conf', "snowflake.node_conflict = warn");
+# "warn": B generates anyway; A, which refuses, steps back from it
+$b->append_conf('postgresql.conf', "snowflake.node_conflict = warn\n");
 $b->reload;
 $b->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
-  or die 'warn mode not applied';
+  or die 'warn mode not applied: ' . problem_of($b);
 is($b->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
-	'with snowflake.node_conflict = warn the later server keeps generating');
+	'with snowflake.node_conflict = warn the second server generates');
+$a->poll_query_until('postgres', qq{
+	SELECT problem = 'node ID conflict: peer "$b_name" (conflict: same node ID 5, generating)' FROM snowflake_status()})
+  or die 'A did not step back: ' . problem_of($a);
+($ret, $out, $err) = $a->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/snowflake node ID 5 is also used by another server/,
+	'and the first, which refuses, steps back from it');
 
-# neither losing sight of the peer nor reloading the peer list lifts the
-# conflict: B stays refused while A is down
-$a->stop;
-$b->append_conf('postgresql.conf', "snowflake.node_conflict = refuse");
-$b->reload;
-$b->poll_query_until('postgres',
-	q{SELECT bool_and(NOT reachable AND status LIKE 'unreachable: %') FROM snowflake_peers()})
-  or die 'B did not notice that A is down';
-pass('a peer that is down is reported unreachable');
-my $seen = $b->safe_psql('postgres', 'SELECT clock_timestamp()');
-$b->poll_query_until('postgres', qq{SELECT checked_at > '$seen' FROM snowflake_peers()})
-  or die 'B did not check again';
-is($b->safe_psql('postgres', q{SELECT problem LIKE 'node ID conflict:%' FROM snowflake_status()}),
-	't', 'the conflict outlives a reload while the peer is unreachable');
-($ret, $out, $err) = $b->psql('postgres', 'SELECT snowflake_nextval()');
-like($err, qr/snowflake node ID 5 is also used by another server/, 'and B still refuses');
-
-# A comes back: it has not generated since its start, B generated (in
-# "warn" mode), so A yields and B's conflict is over
-my $offset = -s $b->logfile;
-$a->start;
-$b->wait_for_log(qr/LOG:  snowflake node ID conflict resolved/, $offset);
-pass('B logs that the conflict is resolved once A is back and not generating');
+# neither a reload nor a peer that never answers lifts A's conflict: B's
+# entry replaced by the silent peer, as B would look cut off by the network
+$a->append_conf('postgresql.conf', qq{snowflake.peers = '"$a_conn", "$silent_conn"'\n});
+$a->reload;
 $a->poll_query_until('postgres',
-	q{SELECT problem LIKE 'node ID conflict:%generating, this server not yet)' FROM snowflake_status()})
-  or die 'A did not yield';
-pass('and A, not generating since its restart, yields');
-is($b->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't', 'B generates again');
+	"SELECT status LIKE 'hanging: %' FROM snowflake_peers() WHERE peer = '$silent_name'")
+  or die 'A did not find the silent peer hanging';
+wait_for_peer_rounds($a, 1);
+like(problem_of($a), qr/^node ID conflict: /,
+	'the conflict outlives a reload, and rounds in which a peer never answered');
+($ret, $out, $err) = $a->psql('postgres', 'SELECT snowflake_nextval()');
+like($err, qr/snowflake node ID 5 is also used by another server/, 'and A still refuses');
 
-# a distinct node ID resolves it
+# a distinct node ID resolves it: B restarted as node 6, A's list back
 $b->stop;
-$b->append_conf('postgresql.conf', "snowflake.node_id = 6\nsnowflake.node_conflict = refuse");
+$b->append_conf('postgresql.conf', "snowflake.node_id = 6\nsnowflake.node_conflict = refuse\n");
 start_with_faketime($b, '+3');
-$a->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status = 'ok: node 6'})
-  or die 'A did not see node 6';
+my $offset = -s $a->logfile;
+$a->append_conf('postgresql.conf', qq{snowflake.peers = '"$a_conn", "$b_conn"'\n});
+$a->reload;
 $a->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
-  or die 'A did not resolve the conflict';
-pass('A resolves the conflict once B has node 6');
-is($b->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
-	'with its own node ID, the second server generates');
+  or die 'A did not resolve the conflict: ' . problem_of($a);
+is(status_of($a, $b_name), 'ok: node 6', 'A finds B with node ID 6');
+ok($a->log_contains(qr/LOG:  snowflake node ID conflict resolved/, $offset),
+	'and logs that the conflict is resolved');
+is($a->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't', 'A generates again');
+$b->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
+  or die 'B did not open its gate: ' . problem_of($b);
 is($b->safe_psql('postgres', 'SELECT snowflake_node_id(snowflake_nextval())'), '6',
-	'as node 6');
+	'with its own node ID, the second server generates, as node 6');
 
 # a server with another ID layout conflicts whatever its node ID: the
 # fields of its IDs overlap ours
@@ -151,11 +199,11 @@ $c->poll_query_until('postgres',
 	q{SELECT problem LIKE 'ID layout conflict:%' FROM snowflake_status()})
   or die 'layout conflict not detected';
 is($c->safe_psql('postgres', 'SELECT status FROM snowflake_peers()'),
-	'conflict: different ID layout, started earlier',
-	'a server with another layout, started later, stops generating');
+	'conflict: different ID layout, generating',
+	'a server with another layout, started while one generates, steps back');
 # the error names the layouts, not the node ID, which is not what differs
 ($ret, $out, $err) = $c->psql('postgres', 'SELECT snowflake_nextval()');
-like($err, qr/ERROR:  another server generates snowflake IDs with a different ID layout\n.*DETAIL:  The conflict: peer .* \(conflict: different ID layout, started earlier\)\. IDs of two layouts overlap.*\n.*HINT:  Give every server that generates IDs the same "snowflake.epoch", "snowflake.node_bits" and "snowflake.sequence_bits"/s,
+like($err, qr/ERROR:  another server generates snowflake IDs with a different ID layout\n.*DETAIL:  The conflict: peer .* \(conflict: different ID layout, generating\)\. IDs of two layouts overlap.*\n.*HINT:  Give every server that generates IDs the same "snowflake.epoch", "snowflake.node_bits" and "snowflake.sequence_bits"/s,
 	'and says that the layouts differ');
 $c->stop;
 
@@ -166,7 +214,7 @@ my $s = PostgreSQL::Test::Cluster->new('standby_a');
 $s->init_from_backup($a, 'bk', has_streaming => 1);
 $s->start;
 $s->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM snowflake_peers() WHERE status = 'ok: node 5'})
+	"SELECT status = 'ok: node 5' FROM snowflake_peers() WHERE peer = '$a_name'")
   or die 'the standby did not check its primary';
 pass('the standby sees its primary with the same node ID as no conflict');
 my $s_conn = $s->connstr . ' dbname=postgres';
@@ -181,4 +229,5 @@ $s->stop;
 
 $a->stop;
 $b->stop;
+$silent->stop;
 done_testing();

@@ -6,12 +6,21 @@
 # formats, NULLs, numbers, COPY states, errors, endless or huge data,
 # garbage, a connection closed midway, or no answer.  Each time the peer
 # is reported unreachable or hanging with the reason, the checker and the
-# server live on (no crash, the same checker process), generation works,
-# and a fast shutdown completes while the peer hangs or is mid-COPY.
-# And a reordered list keeps each peer's status and warning with that
-# peer; peers are judged by when they began generating, a peer whose
-# snowflake_node_info() is the 1.5 one (no generating_since_ms) by its
-# start time; the list's syntax errors name the entry.
+# server live on (no crash, the same checker process), and the bad answer
+# holds the gate of the server, which has not generated since its start:
+# it generates no ID ("waits for the peers") while that peer is listed,
+# and does once the peer answers well; a fast shutdown completes while the
+# peer hangs or is mid-COPY.  And claim-then-ask (doc/protocol.md) against
+# the fake: a server started with a peer that answers an error, or hangs,
+# waits until it answers well or is taken off the list by a reload; a peer
+# claiming our node ID with a larger instance token leaves us claiming and
+# waiting, with a smaller one makes us step back; a peer admitted with our
+# node ID makes us step back until it steps back, and so does a primary of
+# SQL 1.6 or 1.5 with our node ID (no claiming or admitted: taken as
+# admitted); a standby with our node ID holds nothing; a peer claiming our
+# node ID while this server generates is warned about once, and a
+# reordered list keeps each peer's status and warning with that peer; the
+# list's syntax errors name the entry.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -22,6 +31,13 @@ use SnowflakeFakePeer;
 use SnowflakeTest;
 use Test::More;
 
+# the largest instance token: a peer claiming our node ID with it leaves
+# this server claiming it first, and holds its gate without making it
+# step back
+my $max_token = '9223372036854775807';
+my $claims_first = 'conflict: same node ID 1, claiming it too; this server claims it first';
+my $waits = '55000: snowflake ID generation waits for the peers';
+
 my $node = snowflake_node('fuzzed', conf => qq{
 snowflake.node_id = 1
 snowflake.peer_check_interval = '100ms'
@@ -29,6 +45,10 @@ snowflake.peer_timeout = '1s'
 });
 my $fake = SnowflakeFakePeer->new($node->basedir . '/fake');
 my $fake_name = 'host=127.0.0.1 port=' . $fake->port . ' dbname=postgres';
+# a second fake, for the reordered list and a reload
+my $other = SnowflakeFakePeer->new($node->basedir . '/other');
+my $other_name = 'host=127.0.0.1 port=' . $other->port . ' dbname=postgres';
+$fake->reset(node_id => 1, claiming => 't', admitted => 'f', instance_token => $max_token);
 $node->append_conf('postgresql.conf', "snowflake.peers = '\"" . $fake->connstr . "\"'\n");
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
@@ -39,6 +59,56 @@ ok($checker, 'the peer checker runs');
 # --- helpers --------------------------------------------------------------------------
 my $good = 100;
 
+sub peers_text
+{
+	return $node->safe_psql('postgres',
+		q{SELECT string_agg(peer || ': ' || status, '; ') FROM snowflake_peers()});
+}
+
+# Waits until a round begun after now has been published: every row
+# checked after now.  The gate a round opens is open once the next round
+# is published.
+sub next_round
+{
+	my $now = $node->safe_psql('postgres', 'SELECT clock_timestamp()');
+	$node->poll_query_until('postgres',
+		qq{SELECT count(*) > 0 AND min(checked_at) > '$now' FROM snowflake_peers()})
+	  or die 'the checker did not check its peers again: ' . peers_text();
+	return;
+}
+
+# What snowflake_nextval() gives: "an ID", or its error as SQLSTATE and
+# message (with the rest of the report when $full)
+sub nextval_result
+{
+	my ($full) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT snowflake_nextval() > 0");
+	return 'an ID' if $ret == 0 && $out eq 't';
+	return $err if $full;
+	return $err =~ /ERROR:  (\w{5}: [^\n]*)/ ? $1 : "?: $ret $out $err";
+}
+
+# snowflake_node_info()'s claiming and admitted, as "t|f"
+sub claim_state
+{
+	return $node->safe_psql('postgres', 'SELECT claiming, admitted FROM snowflake_node_info()');
+}
+
+# Waits until the row $row of snowflake_peers() has the status $status in
+# a check made after the fake saw its new scenario.
+sub wait_for_status
+{
+	my ($row, $status) = @_;
+	$fake->wait_for_query('node_info') or die "the fake peer was not asked for \"$status\"";
+	my $seen = $node->safe_psql('postgres', 'SELECT clock_timestamp()');
+	$node->poll_query_until('postgres', qq{
+		SELECT count(*) = 1 FROM snowflake_peers()
+		 WHERE peer = '$row' AND checked_at > '$seen' AND status = \$s\$$status\$s\$})
+	  or die "the row $row did not say \"$status\": " . peers_text();
+	return;
+}
+
 # The fake answers well again, as a new node ID; waits until the row of
 # snowflake_peers() called $row says so.
 sub peer_is_good
@@ -48,19 +118,31 @@ sub peer_is_good
 	$fake->reset(node_id => $good, %values);
 	$node->poll_query_until('postgres',
 		qq{SELECT count(*) = 1 FROM snowflake_peers() WHERE peer = '$row' AND status = 'ok: node $good'})
-	  or die "the fake peer did not come back as node $good: "
-	  . $node->safe_psql('postgres', 'SELECT string_agg(peer || \': \' || status, \'; \') FROM snowflake_peers()');
+	  or die "the fake peer did not come back as node $good: " . peers_text();
 	return;
 }
 
-# One scenario: after a good answer, the fake attacks ($attack, or the
-# values given), and once it has seen the question $asked, the row $row of
-# snowflake_peers() must say the peer is not reachable, with a status
-# matching $expect, from a check made after that.
+# The fake answers well, but claims our node ID with the largest instance
+# token: this server, which has not generated yet, goes on claiming it and
+# waits.
+sub peer_claims_too
+{
+	$fake->reset(node_id => 1, claiming => 't', admitted => 'f', instance_token => $max_token);
+	wait_for_status($fake_name, $claims_first);
+	return;
+}
+
+# One scenario: after a good answer claiming our node ID (which holds the
+# gate), the fake attacks ($attack, or the values given), and once it has
+# seen the question $asked, the row $row of snowflake_peers() must say the
+# peer is not reachable, with a status matching $expect, from a check made
+# after that.  Then the bad answer holds the gate alone: a round later,
+# this server still generates no ID.  For a Citus entry (a row other than
+# the fake's own), the fake answers well as a node of the list meanwhile.
 sub check_attack
 {
 	my ($label, $row, $asked, $attack, $expect, %values) = @_;
-	peer_is_good($fake_name);
+	peer_claims_too();
 	$fake->set(attack => $attack, %values);
 	$fake->wait_for_query($asked) or die "$label: the fake peer was not asked";
 	my $seen = $node->safe_psql('postgres', 'SELECT clock_timestamp()');
@@ -71,10 +153,27 @@ sub check_attack
 	ok($ok, "$label: reported as $expect")
 	  or diag('status: ' . $node->safe_psql('postgres',
 			  qq{SELECT status FROM snowflake_peers() WHERE peer = '$row'}));
-	is($node->safe_psql('postgres', 'SELECT snowflake_nextval() > 0'), 't',
-		"$label: and the server generates");
+	if ($row ne $fake_name)
+	{
+		$good++;
+		$fake->set(node_id => $good, claiming => 'f', admitted => 't', instance_token => 77);
+		wait_for_status($fake_name, "ok: node $good");
+	}
+	next_round();
+	is(nextval_result(), $waits, "$label: and the server still generates no ID");
 	return;
 }
+
+# --- a peer that claims our node ID first holds the gate at start ----------------------
+$node->poll_query_until('postgres',
+	qq{SELECT count(*) = 1 AND bool_and(status = '$claims_first') FROM snowflake_peers()})
+  or die 'the fake peer was not checked: ' . peers_text();
+next_round();
+is(nextval_result(), $waits,
+	'a peer that claims our node ID with a larger instance token: this server waits');
+is($node->safe_psql('postgres', 'SELECT problem FROM snowflake_status()'),
+	'waiting for every peer to answer', 'and says why');
+is(claim_state(), 't|f', 'it claims its node ID, and is not admitted');
 
 my $unexpected = 'unreachable: the peer answered with an unexpected result';
 my $too_much = 'unreachable: the peer sent more than 1024 kB$';
@@ -131,7 +230,7 @@ for my $t (
 	[ 'wrong_columns', qq{^unreachable: $ni returned no column "in_recovery"\$} ],
 	[ 'nulls', qq{^unreachable: column "node_bits" of $ni is NULL\$} ],
 	[ 'text_types', qq{^unreachable: column "node_id" of $ni has type OID 25 instead of 23\$} ],
-	[ 'wrong_type', qq{^unreachable: column "generating_since_ms" of $ni has type OID 16 instead of 20\$} ],
+	[ 'wrong_type', qq{^unreachable: column "admitted" of $ni has type OID 20 instead of 16\$} ],
 	[ 'binary', qq{^unreachable: column "node_id" of $ni is not in text format\$} ],
 	[ 'duplicate_column', qq{^unreachable: $ni returned column "node_id" twice\$} ],
 	[ 'two_rows', qq{^unreachable: $ni returned 2 rows instead of 1\$} ],
@@ -178,9 +277,10 @@ for my $t (
 	[ started_at_ms => '0', $range->('started_at_ms', 1, 253402300799999) ],
 	[ clock_ms => '-1', $range->('clock_ms', 1, 253402300799999) ],
 	[ epoch_ms => '253402300800000', $range->('epoch_ms', 0, 253402300799999) ],
-	[ generating_since_ms => '0', $range->('generating_since_ms', 1, 253402300799999) ],
 	[ in_recovery => 'true', qq{^unreachable: column "in_recovery" of $ni is not a boolean\$} ],
-	[ in_recovery => '\N', qq{^unreachable: column "in_recovery" of $ni is NULL\$} ])
+	[ in_recovery => '\N', qq{^unreachable: column "in_recovery" of $ni is NULL\$} ],
+	[ claiming => 'true', qq{^unreachable: column "claiming" of $ni is not a boolean\$} ],
+	[ admitted => '\N', qq{^unreachable: column "admitted" of $ni is NULL\$} ])
 {
 	my ($column, $value, $expect) = @$t;
 	(my $shown = $value) =~ s/\0/\\0/g;
@@ -188,20 +288,16 @@ for my $t (
 		$expect, $column => $value);
 }
 
-# a peer of SQL version 1.5 (8 columns) or of a later one (more) is read
-peer_is_good($fake_name, columns => 8);
-pass('an answer without generating_since_ms (SQL version 1.5) is read');
-peer_is_good($fake_name, columns => 12);
-pass('an answer with columns of a later version is read');
-
 # --- the Citus node list ------------------------------------------------------------------
 # the entry names the coordinator as coordinator.invalid (reached through
-# hostaddr), the node list the fake itself as 127.0.0.1: two rows
+# hostaddr), the node list the fake itself as 127.0.0.1: one row, and while
+# the list cannot be read, a row for the entry too
 my $coord_name = 'host=coordinator.invalid port=' . $fake->port . ' dbname=postgres';
 my $citus = 'citus:' . $fake->connstr(host => 'coordinator.invalid', hostaddr => '127.0.0.1');
 $node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peers = '"$citus"'});
 $node->reload;
-peer_is_good($fake_name);
+peer_claims_too();
+$fake->wait_for_query('citus') or die 'the Citus node list was not read';
 pass('a Citus entry is checked through its node list');
 my $dist = 'pg_dist_node';
 my $no_list = 'could not read the Citus node list: ';
@@ -244,19 +340,32 @@ unlike($log, qr/fake notice from the peer/, 'the peer\'s notices are not logged'
 unlike($log, qr/forged line/, 'nor the second line of its error message');
 my $hwm = proc_status_kb($checker, 'VmHWM');
 cmp_ok($hwm, '<', 64 * 1024,
-	"the checker's peak resident size stayed below 64 MB ($hwm kB) through endless and huge answers");
+	"the checker's peak resident size (kB) stayed below 64 MB through endless and huge answers");
+
+# --- the gate opens once the peer answers well ------------------------------------------
+# (as a node ID of its own, and admitted)
+peer_is_good($fake_name);
+$node->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
+  or die 'the gate did not open: ' . peers_text();
+is(nextval_result(), 'an ID', 'once every peer answers well, the server generates');
+is(claim_state(), 'f|t', 'it no longer claims its node ID, and is admitted');
+
+# a peer of SQL version 1.5 (8 columns), 1.6 (10) or of a later one (more)
+# is read
+$node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . q{"'});
+$node->reload;
+peer_is_good($fake_name, columns => 8);
+pass('an answer without generating_since_ms (SQL version 1.5) is read');
+peer_is_good($fake_name, columns => 10);
+pass('an answer without claiming and admitted (SQL version 1.6) is read');
+peer_is_good($fake_name, columns => 14);
+pass('an answer with columns of a later version is read');
 
 # --- a reordered list --------------------------------------------------------------------
-# a second fake peer; the list reordered keeps each peer's status and
-# warning with that peer
-my $other = SnowflakeFakePeer->new($node->basedir . '/other');
-my $other_name = 'host=127.0.0.1 port=' . $other->port . ' dbname=postgres';
-my $ours = $node->safe_psql('postgres', 'SELECT generating_since_ms FROM snowflake_node_info()');
-like($ours, qr/^\d+$/, 'this server reports since when it generates');
-
-# both fakes listed, answering well; once the checker works on that
-# list, the first one takes our node ID, and began generating later than
-# this server
+# two fakes, answering well; once the checker works on that list, the
+# first one claims our node ID while this server generates with it: a
+# conflict this server wins, warned about once, which the list reordered
+# keeps with that peer
 $other->reset(node_id => 200, instance_token => 78);
 $node->safe_psql('postgres',
 	qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . '", "' . $other->connstr . q{"'});
@@ -266,35 +375,32 @@ $node->poll_query_until('postgres', qq{
 	   AND count(*) FILTER (WHERE peer = '$other_name' AND status = 'ok: node 200') = 1
 	  FROM snowflake_peers()})
   or die 'the list of two fake peers was not checked';
-$fake->reset(node_id => 1, generating_since_ms => $ours + 1000, instance_token => 77);
+my $generates_with = 'conflict: same node ID 1, claiming it, which this server generates with';
+my $warnings_from = -s $node->logfile;
+$fake->reset(node_id => 1, claiming => 't', admitted => 'f', instance_token => 77);
 $node->poll_query_until('postgres', qq{
-	SELECT count(*) FILTER (WHERE peer = '$fake_name'
-	                          AND status = 'conflict: same node ID 1, began generating later') = 1
+	SELECT count(*) FILTER (WHERE peer = '$fake_name' AND status = '$generates_with') = 1
 	   AND count(*) FILTER (WHERE peer = '$other_name' AND status = 'ok: node 200') = 1
 	  FROM snowflake_peers()})
-  or die 'the two peers were not checked';
-pass('a peer with our node ID that began generating later is a conflict it loses');
+  or die 'the two peers were not checked: ' . peers_text();
+pass('a peer claiming our node ID while this server generates with it is a conflict this server wins');
+next_round();
 is($node->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
-	'and this server goes on generating');
+	'and this server goes on');
+is(nextval_result(), 'an ID', 'and generates');
 my $warning = qr/WARNING:  snowflake peer "\Q$fake_name\E" conflicts with this server/;
-$node->wait_for_log($warning) or die 'no warning';
+$node->wait_for_log($warning, $warnings_from) or die 'no warning';
 
 sub warnings_about_fake
 {
-	my @w = slurp_file($node->logfile) =~ /$warning/g;
+	my @w = slurp_file($node->logfile, $warnings_from) =~ /$warning/g;
 	return scalar @w;
 }
 
 sub rounds_after_now
 {
 	my ($n) = @_;
-	for (1 .. $n)
-	{
-		my $now = $node->safe_psql('postgres', 'SELECT clock_timestamp()');
-		$node->poll_query_until('postgres',
-			qq{SELECT count(*) = 2 AND min(checked_at) > '$now' FROM snowflake_peers()})
-		  or die 'the checker did not check both peers again';
-	}
+	next_round() for 1 .. $n;
 	return;
 }
 rounds_after_now(2);
@@ -308,45 +414,135 @@ is($node->safe_psql('postgres', q{
 		SELECT string_agg(peer || ': ' || status, '; ' ORDER BY n)
 		  FROM snowflake_peers() WITH ORDINALITY
 		       AS p(peer, reachable, node_id, in_recovery, skew, rtt, checked_at, status, n)}),
-	"$other_name: ok: node 200; $fake_name: conflict: same node ID 1, began generating later",
+	"$other_name: ok: node 200; $fake_name: $generates_with",
 	'after the list is reordered, the rows follow the list and each status stays with its peer');
 is(warnings_about_fake(), 1, 'and the warning about the conflicting peer is not logged again');
 unlike(slurp_file($node->logfile), qr/WARNING:  snowflake peer "\Q$other_name\E" conflicts/,
 	'nor given to the other peer');
 
-# --- judging by when each began generating ------------------------------------------------
-# a peer of SQL version 1.5 reports no generating_since_ms: taken to
-# generate since its start
+# --- a peer admitted with our node ID ----------------------------------------------------
+# makes this server step back until it steps back itself; a peer of SQL
+# 1.6 or 1.5 (no claiming or admitted) that is a primary with our node ID
+# is taken as admitted if it has generated since its start (1.5, which
+# does not say: always), as claiming if not; a standby is neither
 $node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . q{"'});
 $node->reload;
-$fake->reset(node_id => 1, columns => 8, started_at_ms => $ours - 60000, instance_token => 77);
-$node->poll_query_until('postgres',
-	q{SELECT problem LIKE 'node ID conflict: peer % (conflict: same node ID 1, began generating earlier (by its start time))' FROM snowflake_status()})
-  or die 'this server did not yield to a 1.5 peer started before it began generating';
-pass('a 1.5 peer started before this server began generating: this server yields');
-$fake->reset(node_id => 1, columns => 8, started_at_ms => $ours + 60000, instance_token => 77);
-$node->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
-  or die 'the conflict with the 1.5 peer was not resolved';
-is($node->safe_psql('postgres', 'SELECT status FROM snowflake_peers()'),
-	'conflict: same node ID 1, began generating later (by its start time)',
-	'a 1.5 peer started after this server began generating yields to it');
+my $generating = qq{node ID conflict: peer "$fake_name" (conflict: same node ID 1, generating)};
 
-# a peer of 1.6 with our node ID that has not generated yields to us; one
-# that began earlier does not
+sub steps_back_from
+{
+	my ($label) = @_;
+	$node->poll_query_until('postgres',
+		qq{SELECT problem = \$p\$$generating\$p\$ FROM snowflake_status()})
+	  or die "this server did not step back from $label: " . peers_text();
+	pass("this server steps back from $label");
+	return;
+}
+
+sub goes_on_after
+{
+	my ($label, $status) = @_;
+	$node->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
+	  or die "this server did not go on after $label: " . peers_text();
+	is($node->safe_psql('postgres', 'SELECT status FROM snowflake_peers()'), $status,
+		"$label: $status");
+	is(nextval_result(), 'an ID', "$label: this server generates again");
+	return;
+}
+
 $fake->reset(node_id => 1, instance_token => 77);
+steps_back_from('a peer admitted with its node ID');
+like(nextval_result(1),
+	qr/ERROR:  55000: snowflake node ID 1 is also used by another server\nDETAIL:  The conflict: peer "\Q$fake_name\E" \(conflict: same node ID 1, generating\)\. Of two servers with one node ID, the one that generates goes on; the other waits until no peer claims or uses its node ID\./m,
+	'snowflake_nextval() says so, naming the peer');
+is(claim_state(), 'f|f', 'stepped back, this server neither claims its node ID nor is admitted');
+$fake->reset(node_id => 1, claiming => 'f', admitted => 'f', instance_token => 77);
+goes_on_after('the peer stepped back', 'ok: node 1, stepped back');
+is(claim_state(), 'f|t', 'admitted again');
+
+$fake->reset(node_id => 1, columns => 10, generating_since_ms => '1700000000000',
+	instance_token => 77);
+steps_back_from('a primary of SQL 1.6 with its node ID that has generated');
+$fake->reset(node_id => 1, columns => 10, in_recovery => 't', instance_token => 77);
+goes_on_after('a standby of SQL 1.6 with its node ID', 'ok: node 1, standby');
+# one of SQL 1.6 that has not generated since its start is taken as
+# claiming: this server, admitted, goes on
+$fake->reset(node_id => 1, columns => 10, instance_token => 77);
 $node->poll_query_until('postgres',
-	q{SELECT status = 'conflict: same node ID 1, not generating yet' FROM snowflake_peers()})
-  or die 'a peer not generating was not seen as such';
-is($node->safe_psql('postgres', 'SELECT problem IS NULL FROM snowflake_status()'), 't',
-	'a peer with our node ID that has not generated yields to this server');
-$fake->reset(node_id => 1, generating_since_ms => $ours - 1000, instance_token => 77);
+	q{SELECT status = 'conflict: same node ID 1, claiming it, which this server generates with' FROM snowflake_peers()})
+  or die 'a primary of SQL 1.6 that has not generated was not taken as claiming: ' . peers_text();
+is(nextval_result(), 'an ID',
+	'a primary of SQL 1.6 with its node ID that has not generated: taken as claiming, and this server goes on');
+
+$fake->reset(node_id => 1, columns => 8, instance_token => 77);
+steps_back_from('a primary of SQL 1.5 with its node ID');
+$fake->reset(node_id => 200, columns => 8, instance_token => 77);
+goes_on_after('a primary of SQL 1.5 with another node ID', 'ok: node 200');
+
+# --- claim-then-ask at start ---------------------------------------------------------------
+# started while the peer answers an error: the gate stays closed, and no
+# ID was issued since the start
+$node->stop;
+$fake->reset(attack => 'node_info:error');
+$node->start;
 $node->poll_query_until('postgres',
-	q{SELECT problem LIKE 'node ID conflict: %began generating earlier)' FROM snowflake_status()})
-  or die 'this server did not yield to a peer that began generating earlier';
-pass('this server yields to a peer that began generating before it');
-$fake->reset(node_id => 200, instance_token => 77);
-$node->poll_query_until('postgres', q{SELECT problem IS NULL FROM snowflake_status()})
-  or die 'the conflict was not resolved';
+	q{SELECT status = 'unreachable: ERROR:  fake error from the peer' FROM snowflake_peers()})
+  or die 'the peer was not checked: ' . peers_text();
+next_round();
+is(nextval_result(), $waits, 'started while its peer answers an error, a server generates no ID');
+is($node->safe_psql('postgres', 'SELECT last_id IS NULL FROM snowflake_node_info()'), 't',
+	'and tells its peers it issued none since its start');
+is(claim_state(), 't|f', 'it claims its node ID');
+
+# a peer claiming our node ID too, with a larger instance token: this
+# server claims it first, and still waits
+$fake->reset(node_id => 1, claiming => 't', admitted => 'f', instance_token => $max_token);
+wait_for_status($fake_name, $claims_first);
+next_round();
+is(nextval_result(), $waits,
+	'a peer that claims our node ID too, with a larger instance token: this server waits');
+is(claim_state(), 't|f', 'and goes on claiming it');
+
+# with a smaller instance token: this server steps back
+my $smaller = $node->safe_psql('postgres', 'SELECT instance_token - 1 FROM snowflake_node_info()');
+$fake->reset(node_id => 1, claiming => 't', admitted => 'f', instance_token => $smaller);
+$node->poll_query_until('postgres', qq{
+	SELECT problem = \$p\$node ID conflict: peer "$fake_name" (conflict: same node ID 1, claiming it too, first by instance token)\$p\$
+	  FROM snowflake_status()})
+  or die 'this server did not step back: ' . peers_text();
+pass('a peer that claims our node ID too, with a smaller instance token: this server steps back');
+like(nextval_result(), qr/^55000: snowflake node ID 1 is also used by another server$/,
+	'and generates no ID');
+is(claim_state(), 'f|f', 'nor claims its node ID');
+
+# the peer steps back: this server claims again, and generates
+$fake->reset(node_id => 1, claiming => 'f', admitted => 'f', instance_token => $smaller);
+goes_on_after('the peer claiming first stepped back', 'ok: node 1, stepped back');
+is(claim_state(), 'f|t', 'admitted');
+
+# a standby with our node ID holds nothing: the first round opens the gate
+$node->stop;
+$fake->reset(node_id => 1, in_recovery => 't', claiming => 'f', admitted => 'f', instance_token => 77);
+$node->start;
+goes_on_after('started beside a standby with its node ID', 'ok: node 1, standby');
+
+# a peer that hangs holds the gate, until a reload takes it off the list
+$node->safe_psql('postgres',
+	qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . '", "' . $other->connstr . q{"'});
+$node->stop;
+$fake->reset(attack => 'startup:hang');
+$other->reset(node_id => 200, instance_token => 78);
+$node->start;
+$node->poll_query_until('postgres', qq{
+	SELECT count(*) FILTER (WHERE peer = '$fake_name' AND status ~ '^$hangs') = 1
+	   AND count(*) FILTER (WHERE peer = '$other_name' AND status = 'ok: node 200') = 1
+	  FROM snowflake_peers()})
+  or die 'the two peers were not checked: ' . peers_text();
+next_round();
+is(nextval_result(), $waits, 'started while a peer hangs, a server generates no ID');
+$node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peers = '"} . $other->connstr . q{"'});
+$node->reload;
+goes_on_after('the hanging peer taken off the list', 'ok: node 200');
 
 # --- the list syntax ---------------------------------------------------------------------
 # parsed once, by the setting's check hook; an entry is named by its
@@ -379,6 +575,7 @@ pass('a list of version 1.4 is read, with a warning');
 
 # --- a fast shutdown while the peer hangs, or is mid-COPY -----------------------------------
 # with a deadline of an hour, only the shutdown request can end the wait
+$fake->reset;
 $node->safe_psql('postgres', qq{ALTER SYSTEM SET snowflake.peers = '"} . $fake->connstr . q{"'});
 $node->safe_psql('postgres', q{ALTER SYSTEM SET snowflake.peer_timeout = '1h'});
 $node->reload;

@@ -11,8 +11,15 @@
 #
 # Then: an observed ID far ahead (a source clock an hour ahead) is not
 # followed, and says so; observing is durable across a crash; and two
-# servers listing each other as peers, with no replication at all, order
-# their IDs within one round of the peer checker, whatever their skew.
+# servers listing each other as peers, with no replication at all, do not
+# order each other's IDs: the peer checker never moves a generator to a
+# peer's last ID (1.6 did, within a round), so a peer an hour ahead leaves
+# this server's IDs at its own clock, below the peer's, until this server
+# observes one of them explicitly.  With the checker following peers'
+# last_id as 1.6 did, checks 12 and 13 fail (Q's next ID is above P's,
+# an hour ahead of Q's clock), and so do 10 and 14 (P, following Q in
+# turn, reports another last_id, and Q is above P's ID before it
+# observes it).
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -162,38 +169,43 @@ is($far->safe_psql('postgres', "SELECT snowflake_nextval() > $ahead"), 't',
 
 $node{$_}->stop for @names;
 
-# --- peers: order within a round, independent of clock skew -------------------
+
 my $p = snowflake_node('peer_p', conf => "snowflake.node_id = 11\nsnowflake.peer_check_interval = '200ms'\n");
-my $q = snowflake_node('peer_q', conf => "snowflake.node_id = 12\nsnowflake.peer_check_interval = '200ms'\n");
+my $q = snowflake_node('peer_q', conf => "snowflake.node_id = 12\nsnowflake.peer_check_interval = '200ms'\n"
+	  . "snowflake.max_borrow = '2h'\n");
 $p->append_conf('postgresql.conf', qq{snowflake.peers = '"} . $q->connstr . qq{ dbname=postgres"'\n});
 $q->append_conf('postgresql.conf', qq{snowflake.peers = '"} . $p->connstr . qq{ dbname=postgres"'\n});
-start_with_faketime($p, '+0.5');
-start_with_faketime($q, '-0.5');
+start_with_faketime($p, '+1h');
+start_with_faketime($q, '+0');
 $_->safe_psql('postgres', 'CREATE EXTENSION snowflake') for ($p, $q);
-
-# an ID on one, then one on the other after a round of the latter began
-# after it: the second is larger, both ways, 20 times
-my $order_ok = 0;
-for my $round (1 .. 20)
+for my $node ($p, $q)
 {
-	my ($first, $second) = $round % 2 ? ($p, $q) : ($q, $p);
-	$first->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
-	  or die 'a peer does not generate';
-	my $x = $first->safe_psql('postgres', 'SELECT snowflake_nextval()');
-	# a round of the second server that asked after x was made: the one
-	# after the first round that answered after now (by its own clock)
-	my $now = $second->safe_psql('postgres', 'SELECT clock_timestamp()');
-	$second->poll_query_until('postgres',
-		"SELECT min(checked_at) > '$now' FROM snowflake_peers()")
-	  or die 'the second server did not check again';
-	my $answered = $second->safe_psql('postgres', 'SELECT min(checked_at) FROM snowflake_peers()');
-	$second->poll_query_until('postgres',
-		"SELECT min(checked_at) > '$answered' FROM snowflake_peers()")
-	  or die 'the second server did not check again';
-	my $y = $second->safe_psql('postgres', 'SELECT snowflake_nextval()');
-	$order_ok++ if $y > $x;
+	$node->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
+	  or die $node->name . ' does not generate';
 }
-is($order_ok, 20, 'with peers listed and no replication, an ID made a round after another is larger, both ways');
+
+my $x = $p->safe_psql('postgres', 'SELECT snowflake_nextval()');
+is($p->safe_psql('postgres', "SELECT last_id = $x FROM snowflake_node_info()"), 't',
+	'P reports the ID it made, an hour ahead of Q\'s clock, as its last_id');
+# two rounds of Q that end after x was made, the second begun after it
+wait_for_peer_rounds($q, 2);
+is($q->safe_psql('postgres', "SELECT status FROM snowflake_peers()"), 'ok: node 11',
+	'Q\'s rounds read P, with no conflict');
+my $y = $q->safe_psql('postgres', 'SELECT snowflake_nextval()');
+is($y < $x ? 'below' : 'not below', 'below',
+	'Q\'s next ID, a round later, is not pushed above P\'s ID: the peer checker does not follow');
+is($q->safe_psql('postgres', q{
+		SELECT format('observations %s, moved %s, IDs ahead of the clock %s',
+		              observations, observations_moved, max_clock_lead_ms > 0)
+		  FROM snowflake_status()}),
+	'observations 0, moved 0, IDs ahead of the clock f',
+	'nothing moved Q\'s generator: its IDs follow its own clock');
+
+# explicit observation orders them
+is($q->safe_psql('postgres', "SELECT snowflake_observe(${x}::bigint)"), 't',
+	'Q observes P\'s ID explicitly');
+is($q->safe_psql('postgres', "SELECT snowflake_nextval() > $x"), 't',
+	'and then Q\'s next ID is above it');
 
 $_->stop for ($p, $q);
 done_testing();

@@ -3,8 +3,15 @@
 # check each other, each at the address the registry saw it connect from;
 # a server that joins later is checked by the others; with the registry
 # down, the entry shows the failure and the holders read before are still
-# checked; and an ID made on one holder is below an ID made on another a
-# round later, although the second one's clock is 5 s behind.
+# checked; a holder's IDs 5 s ahead of another's clock do not move the
+# other's generator (the checker does not follow its peers: with 1.6's
+# following, checks 15 and 16 fail).  Rows the checker cannot use are used
+# for nothing and hide no holder, but hold the gate of a server that
+# starts while they are there (every listed peer must answer, or refuse
+# the connection, before a server's first ID).  A server with a node ID by
+# hand, which the registry does not list, yields on any conflict with a
+# holder, which cannot check it; a lease of its node ID, or of another
+# layout, is a conflict whatever its address.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -76,7 +83,7 @@ sub sees
 }
 
 # --- three servers, one configuration: each checks the other two ------------------------
-# The first one's clock is 5 s ahead (for the causal order, below).
+# The first one's clock is 5 s ahead (for the check, below, that no holder follows another).
 my @servers = map { holder("server_$_") } qw(a b c);
 start_with_faketime($servers[0], '+5');
 $servers[$_]->start for (1, 2);
@@ -134,13 +141,19 @@ ok($servers[1]->poll_query_until('postgres', $registry_down),
 $registry->start;
 ok(sees($servers[1], $ids[1], @all_ids), 'once the registry is back, the list is read from it again');
 
-# --- causal order: an ID made on A is below one made on B a round later ---------------
+# --- no following: a holder's IDs ahead of the clock do not move another --------------
 # A's clock is 5 s ahead of B's; B's peer checker, which knows A only from
-# the registry, observes A's last ID at each round.
+# the registry, reads A's last ID at each round.  In 1.6 it moved B's
+# generator above it (5 s ahead of B's clock, within snowflake.max_borrow);
+# the checker no longer follows (doc/protocol.md, "no following"): B's IDs
+# stay at B's clock, and nothing moves its generator.  (032_causal_order
+# checks it with a peer an hour ahead.)
 my ($ahead, $behind) = @servers[ 0, 1 ];
 $ahead->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
   or die 'A does not generate';
 my $x = $ahead->safe_psql('postgres', 'SELECT snowflake_nextval()');
+is($ahead->safe_psql('postgres', "SELECT last_id = $x FROM snowflake_node_info()"), 't',
+	'A reports the ID it made, 5 s ahead of B\'s clock, as its last_id');
 # a round of B that asked A after x was made: the one after the first
 # round that reached A after now, by B's clock
 my $now = $behind->safe_psql('postgres', 'SELECT clock_timestamp()');
@@ -152,8 +165,13 @@ my $answered = $behind->safe_psql('postgres',
 $behind->poll_query_until('postgres',
 	"SELECT checked_at > '$answered' FROM snowflake_peers() WHERE node_id = $ids[0]")
   or die 'B did not check A again';
-my $y = $behind->safe_psql('postgres', 'SELECT snowflake_nextval()');
-ok($y > $x, 'an ID made on a holder 5 s behind, a round after one made on another, is larger');
+is($behind->safe_psql('postgres', q{
+		WITH g AS MATERIALIZED (SELECT snowflake_nextval() AS id)
+		SELECT format('ID at the clock %s, observations %s, moved %s',
+		              snowflake_timestamp(g.id) <= clock_timestamp(), s.observations, s.observations_moved)
+		  FROM g, snowflake_status() s}),
+	'ID at the clock t, observations 0, moved 0',
+	'an ID made on B a round after A\'s is not moved ahead of B\'s clock: B\'s generator follows no peer');
 
 # --- rows the checker must not trust ---------------------------------------------------
 # Planted by the registry's superuser, as a forged or broken row would be:
@@ -229,15 +247,30 @@ ok($servers[1]->poll_query_until('postgres',
 	'a holder stopped cleanly drops out of the list');
 
 # --- a server the registry does not list yields: the holders cannot check it -----------
-# It has node ID 4 by hand and generates first; then a new holder leases
-# node ID 4 (the registry knows nothing of hand-set numbers).  By the
-# order alone the holder would yield, but it never asks the hand-set
-# server: the hand-set server must stop.
+# It has node ID 4 by hand.  It starts while the planted rows are still
+# in the registry: none of them can be asked (nor can the holder of node
+# ID 52 at its planted address), but each is a lease of another node ID,
+# which by the lease cannot be ours: they hold no gate, and it generates
+# (a row of our own node ID would hold it: gate-all-answered).  Then a
+# new holder leases node ID 4
+# (the registry knows nothing of hand-set numbers).  Of two servers that
+# check each other, the one that generates would go on and the newcomer
+# wait; but the holder never asks the hand-set server, which would never
+# be stopped: so the hand-set server, which the registry does not list,
+# yields on any conflict with a holder.
 my $manual = holder('manual', "snowflake.node_id = 4\n");
 $manual->start;
 $manual->safe_psql('postgres', 'CREATE EXTENSION snowflake');
-$manual->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()')
-  or die 'the hand-set server does not generate';
+ok($manual->poll_query_until('postgres', q{
+		SELECT count(*) FILTER (WHERE NOT reachable AND status LIKE 'unreachable: the registry''s address for node ID %') = 4
+		   AND count(*) FILTER (WHERE reachable AND status LIKE 'ok: node %') = 3
+		  FROM snowflake_peers()}),
+	'a server started while the planted rows are there lists them, none usable, beside the three holders')
+  or diag($manual->safe_psql('postgres', 'SELECT peer, reachable, status FROM snowflake_peers()'));
+ok($manual->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()'),
+	'and generates: a lease of another node ID, though its address cannot be asked, holds no gate')
+  or diag($manual->safe_psql('postgres', 'SELECT peer, reachable, status FROM snowflake_peers()'));
+$registry->safe_psql('postgres', 'DELETE FROM snowflake_node_lease WHERE node_id IN (50, 51, 52, 54)');
 $manual->safe_psql('postgres', 'SELECT snowflake_nextval()');
 my $newcomer = holder('server_e');
 $newcomer->start;
@@ -248,7 +281,7 @@ ok($manual->poll_query_until('postgres',
 		  . " FROM snowflake_peers() WHERE node_id = 4 AND reachable"),
 	'the hand-set server sees the conflict, and that the holder cannot see it');
 is($manual->psql('postgres', 'SELECT snowflake_nextval()'), 3,
-	'the hand-set server, which began generating first, stops: the holder would never learn of the conflict');
+	'the hand-set server, though it generated first, steps back: the holder would never learn of the conflict');
 ok($newcomer->poll_query_until('postgres', 'SELECT snowflake_nextval() > 0'),
 	'the holder generates');
 ok($manual->log_contains('the servers that find their peers in the snowflake registry cannot check this server'),
@@ -258,6 +291,12 @@ ok($manual->log_contains('the servers that find their peers in the snowflake reg
 # A server with node ID 50 by hand, which the registry leases to a run
 # active now whose address cannot be used: the lease alone says that
 # another server generates with node ID 50.
+$registry->safe_psql('postgres', q{
+	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
+	                                  floor_id, high_water_id, claimed_at, heartbeat_at, instance_token,
+	                                  active_until, address)
+	VALUES (50, 1, 1, 'planted', '1735689600000/10/12', 0, 0, now(), now(), 1, now() + interval '1 hour',
+	        'host=127.0.0.1 dbname=other')});
 my $manual50 = holder('manual50', "snowflake.node_id = 50\n");
 $manual50->start;
 $manual50->safe_psql('postgres', 'CREATE EXTENSION snowflake');
@@ -270,9 +309,8 @@ is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 
 # The holder's run lapses without a clean stop (cut off from the registry,
 # or the registry's clock stepped): it may still generate, so the lease
-# still counts.  (The other planted rows go first: with every other peer
-# reached and none in conflict, nothing else keeps the conflict alive.)
-$registry->safe_psql('postgres', 'DELETE FROM snowflake_node_lease WHERE node_id IN (51, 52, 54)');
+# still counts.  (Every other listed server answers, none in conflict:
+# nothing else keeps the conflict alive.)
 my $lapsed_at = $manual50->safe_psql('postgres', 'SELECT clock_timestamp()');
 $registry->safe_psql('postgres',
 	"UPDATE snowflake_node_lease SET active_until = now() - interval '1 second' WHERE node_id = 50");
