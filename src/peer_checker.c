@@ -269,7 +269,6 @@ typedef struct SelfView
 {
 	int			node_id;
 	int64		instance_token;
-	int64		started_at_ms;
 	bool		in_recovery;
 	bool		claimed;		/* it claimed when the round began */
 	bool		admitted;		/* ... or was admitted then */
@@ -368,12 +367,6 @@ claiming_now(void)
 
 	snowflake_admission_claim_state(&claiming, &admitted);
 	return claiming;
-}
-
-static int64
-start_time_ms(void)
-{
-	return PgStartTime / 1000 + SNOWFLAKE_PG_EPOCH_UNIX_MS;
 }
 
 /* ----------
@@ -1525,7 +1518,6 @@ check_peers(void)
 	/* judge */
 	self.node_id = snowflake_identity_node_id();
 	self.instance_token = peers_shared->instance_token;
-	self.started_at_ms = start_time_ms();
 	self.in_recovery = RecoveryInProgress();
 	self.layout = snowflake_layout();
 	names = palloc(sizeof(char *) * Max(ntargets, 1));
