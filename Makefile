@@ -1,6 +1,6 @@
 # Makefile for the snowflake extension (PGXS)
 
-EXTENSION   = snowflake
+EXTENSION   = snowflake snowflake_registry
 EXTVERSION  = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(srcdir)/snowflake.control)
 MODULE_big  = snowflake
 OBJS        = src/snowflake.o src/shmem.o src/guc.o src/layout.o \
@@ -16,6 +16,7 @@ OBJS        = src/snowflake.o src/shmem.o src/guc.o src/layout.o \
 # its one source; older versions install through snowflake--1.0.sql and the
 # update scripts.
 DATA        = $(srcdir)/extension/snowflake--1.0.sql \
+              $(srcdir)/extension/snowflake_registry--1.0.sql \
               $(wildcard $(srcdir)/extension/snowflake--*--*.sql)
 DATA_built  = snowflake--$(EXTVERSION).sql
 PGFILEDESC  = "snowflake - time-ordered 64-bit identifiers"
@@ -28,7 +29,7 @@ SHLIB_LINK_INTERNAL = $(libpq)
 # "make install"; test/run.sh does all of that.
 REGRESS        = extension type_io operators generate functions guc status \
                  time_queries rewrites partitioning layouts bulk uuid security \
-                 adopt observe
+                 adopt observe registry
 REGRESS_OPTS   = --temp-instance=./tmp_check_regress \
                  --temp-config=$(srcdir)/test/snowflake.conf
 ISOLATION      = generate_interleaved rollback_not_reused

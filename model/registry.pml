@@ -150,11 +150,12 @@ end:
 #define change_floor	max(r_hw, now + GRANT_AHEAD)
 #endif
 
-/* what a grant may reach: model: grant-within-registry-clock */
+/* what a grant reaches: model: grant-within-registry-clock (the code
+ * grants now + GRANT_AHEAD; the mutation, what the holder's clock asks) */
 #ifdef NO_GRANT_LIMIT
 #define grant_for(s)	(clock(s) + AHEAD + 1)
 #else
-#define grant_for(s)	min(clock(s) + AHEAD + 1, now + GRANT_AHEAD)
+#define grant_for(s)	(now + GRANT_AHEAD)
 #endif
 
 /* the registry's side of a report: one transaction */
@@ -250,11 +251,14 @@ end:
 			r_rep = now;
 			claim[s] = 2;
 			lst[s] = L_HELD;
-			/* model: floor-at-change; release-mark without fencing */
-			last[s] = max(last[s], change_floor);
-			res[s] = max(res[s], change_floor);
-			dres[s] = max(dres[s], change_floor);
-			printf("MSC: Y claims the node ID, above ms %d\n", change_floor)
+			/* model: release-mark; with fencing also floor-at-change (the
+			 * code: the claim of a fenced lease's node ID, and the first
+			 * report of a fenced lease) */
+			r_floor = (FENCED -> change_floor : r_hw);
+			last[s] = max(last[s], r_floor);
+			res[s] = max(res[s], r_floor);
+			dres[s] = max(dres[s], r_floor);
+			printf("MSC: Y claims the node ID, above ms %d\n", r_floor)
 		}
 	/* snowflake_release_node_id(): close, save RELEASING with the mark */
 	:: d_step {

@@ -103,6 +103,13 @@ snowflake_admission_block(SnowflakeBlock reason, const char *detail)
 	pg_atomic_fetch_or_u32(&admission->blocked, (uint32) reason);
 }
 
+/* Refuses generation for reason again, keeping the detail it has. */
+void
+snowflake_admission_block_again(SnowflakeBlock reason)
+{
+	pg_atomic_fetch_or_u32(&admission->blocked, (uint32) reason);
+}
+
 void
 snowflake_admission_unblock(SnowflakeBlock reason)
 {

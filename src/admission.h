@@ -38,6 +38,7 @@ extern Size snowflake_admission_shmem_size(void);
 extern void snowflake_admission_shmem_init(void);
 
 extern void snowflake_admission_block(SnowflakeBlock reason, const char *detail);
+extern void snowflake_admission_block_again(SnowflakeBlock reason);
 extern void snowflake_admission_unblock(SnowflakeBlock reason);
 extern void snowflake_admission_set_node_id(int32 node_id);
 pg_noreturn extern void snowflake_admission_refuse(uint32 blocked);

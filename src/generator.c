@@ -92,8 +92,9 @@ typedef struct GeneratorShared
 	uint64		ids_issued;		/* since server start */
 	int64		max_lead_ms;	/* largest lead over the clock ever used */
 	bool		writing;		/* a process is writing a new mark */
-	bool		closed;			/* no new mark: the node ID is given up, or
-								 * its worker is away (reopened when back) */
+	bool		closed;			/* no new mark: the node ID is given up */
+	int64		granted_ms;		/* no mark past this: a fenced lease's grant
+								 * (-1: none yet); PG_INT64_MAX: no fence */
 	int64		generating_since_ms;	/* Unix ms of the first ID; 0: none */
 
 	ConditionVariable mark_written; /* a write ended, well or not */
@@ -175,6 +176,7 @@ snowflake_generator_shmem_init(void)
 	generator->max_lead_ms = 0;
 	generator->writing = false;
 	generator->closed = false;
+	generator->granted_ms = PG_INT64_MAX;
 	generator->generating_since_ms = 0;
 	ConditionVariableInit(&generator->mark_written);
 	pg_atomic_init_u64(&generator->seq_exhaustions, 0);
@@ -293,6 +295,7 @@ snowflake_generator_status(SnowflakeGeneratorStatus *status)
 	status->max_lead_ms = generator->max_lead_ms;
 	status->generating_since_ms = generator->generating_since_ms;
 	status->max_observed_move_ms = generator->max_observed_move_ms;
+	status->granted_ms = generator->granted_ms;
 	SpinLockRelease(&generator->mutex);
 	status->observations = pg_atomic_read_u64(&generator->observations);
 	status->observations_moved = pg_atomic_read_u64(&generator->observations_moved);
@@ -500,15 +503,16 @@ write_reservation(const SnowflakeLayout *layout, int64 target_ms, int elevel,
 /*
  * Makes sure IDs with time fields up to needed_ms may be issued: unless the
  * reservation covers them already, this process becomes the writer and
- * writes a mark reaching target_ms (>= needed_ms), or waits for the writer
- * at work and looks again.  With conditional, it does not wait for another
+ * writes a mark reaching target_ms (>= needed_ms; within_grant: lowered to
+ * the grant of a fenced lease, which needed_ms may not pass), or waits for
+ * the writer at work and looks again.  With conditional, it does not wait for another
  * writer, and returns false at once.  A failed write is reported at
  * elevel.  Returns true when needed_ms is covered on return.
  */
 static bool
-extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
-				   int64 target_ms, bool conditional, int elevel,
-				   bool by_backend)
+extend_reservation_to(const SnowflakeLayout *layout, int64 needed_ms,
+					  int64 target_ms, bool conditional, int elevel,
+					  bool by_backend, bool within_grant)
 {
 	Assert(needed_ms <= target_ms && target_ms <= layout->max_ms);
 
@@ -519,14 +523,17 @@ extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
 	{
 		bool		covered;
 		bool		busy;
-
 		bool		closed;
+		bool		beyond_grant;
 
 		SpinLockAcquire(&generator->mutex);
 		covered = generator->reserved_ms >= needed_ms;
 		busy = generator->writing;
 		closed = generator->closed;
-		if (!covered && !busy && !closed)
+		beyond_grant = within_grant && needed_ms > generator->granted_ms;
+		if (within_grant)
+			target_ms = Min(target_ms, generator->granted_ms);
+		if (!covered && !busy && !closed && !beyond_grant)
 			generator->writing = true;
 		SpinLockRelease(&generator->mutex);
 
@@ -545,6 +552,22 @@ extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
 			}
 			return false;
 		}
+		/* model: reservation-within-grant */
+		if (unlikely(beyond_grant) && !covered)
+		{
+			ConditionVariableCancelSleep();
+			if (elevel >= ERROR)
+			{
+				snowflake_admission_check();
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("snowflake ID generation waits for the registry"),
+						 errdetail("The node-ID lease is fenced (\"%s\"), and the registry has not granted IDs of this time yet.",
+								   "snowflake.registry_fencing"),
+						 errhint("snowflake_node_lease() shows the registry's last answer and grant.")));
+			}
+			return false;
+		}
 		if (covered || (busy && conditional))
 		{
 			ConditionVariableCancelSleep();
@@ -559,6 +582,16 @@ extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
 	ConditionVariableCancelSleep();
 
 	return write_reservation(layout, target_ms, elevel, by_backend);
+}
+
+/* extend_reservation_to(), within the grant of a fenced lease */
+static bool
+extend_reservation(const SnowflakeLayout *layout, int64 needed_ms,
+				   int64 target_ms, bool conditional, int elevel,
+				   bool by_backend)
+{
+	return extend_reservation_to(layout, needed_ms, target_ms, conditional,
+								 elevel, by_backend, true);
 }
 
 /*
@@ -581,6 +614,7 @@ snowflake_generator_renew(void)
 	uint64		ids_issued;
 	int64		last_ms;
 	int64		now_ms;
+	int64		granted_ms;
 	int64		target;
 
 	if (pg_atomic_read_u32(snowflake_admission_blocked_reasons) != 0 ||
@@ -591,6 +625,7 @@ snowflake_generator_renew(void)
 	last_slot = generator->last_slot;
 	reserved_ms = generator->reserved_ms;
 	ids_issued = generator->ids_issued;
+	granted_ms = generator->granted_ms;
 	SpinLockRelease(&generator->mutex);
 
 	if ((ids_issued == ids_seen && !failing) || last_slot < 0)
@@ -604,6 +639,10 @@ snowflake_generator_renew(void)
 		return;
 	target = reservation_target(layout, last_ms, now_ms);
 	if (reserved_ms >= target - (target - Max(last_ms, now_ms)) / 4)
+		return;
+	/* a fenced lease's grant is renewed by its worker, not here */
+	target = Min(target, granted_ms);
+	if (target <= reserved_ms)
 		return;
 
 	if (extend_reservation(layout, target, target, true,
@@ -673,70 +712,64 @@ snowflake_generator_close(void)
 }
 
 /*
- * Makes every ID from now on greater than id, durably (the reservation is
- * extended to cover id's millisecond first, as observing does, but with no
- * bound on how far ahead of the clock that is: a lease's floor must hold
- * whatever the clock says; the IDs then wait or run ahead per the clock
- * policy).  A write that fails is reported at write_elevel and false
- * returned; the floor then does not hold yet.
+ * Makes every ID from now on greater than id, durably: the reservation is
+ * extended to id's millisecond, with no bound on how far ahead of the
+ * clock that is (a lease's floor must hold whatever the clock says; the
+ * IDs then wait or run ahead per the clock policy), nor by a fenced
+ * lease's grant (the floor is a mark, not an ID).  A write that fails is reported at write_elevel
+ * and false returned; the floor then does not hold yet.
  */
 bool
 snowflake_generator_raise_floor(int64 id, int write_elevel)
 {
 	const SnowflakeLayout *layout = snowflake_layout();
-	int64		id_ms = Min(snowflake_id_ms(layout, id), layout->max_ms - 1);
-	int64		now_ms = snowflake_wall_clock_ms() - layout->epoch_ms;
+	int64		id_ms = Min(snowflake_id_ms(layout, id), layout->max_ms);
 
 	if (id < 0)
 		return true;
-	if (!extend_reservation(layout, id_ms + 1,
-							reservation_target(layout, id_ms + 1, Max(now_ms, 0)),
-							false, write_elevel, false))
-		return false;
+
+	/*
+	 * The slots first: a call that reserves from now on needs the time past
+	 * the floor, which a fenced lease's grant may not cover yet, so the
+	 * floor's own mark below, which passes the grant, gives no call an ID
+	 * below the floor.  model: floor, durably, before the grant is used
+	 */
 	SpinLockAcquire(&generator->mutex);
 	if (generator->last_slot < snowflake_last_slot_of_ms(layout, id_ms))
 		generator->last_slot = snowflake_last_slot_of_ms(layout, id_ms);
 	SpinLockRelease(&generator->mutex);
-	return true;
+	return extend_reservation_to(layout, id_ms, id_ms, false, write_elevel,
+								 false, false);
 }
 
 /*
- * Closes the generator as snowflake_generator_close() does, but without
- * waiting: false if a mark is being written (its reach is not known yet),
- * and the generator is then left open.  For a worker that stops: the
- * mark it reports must cover every ID, and it must not wait for storage.
- */
-bool
-snowflake_generator_close_nowait(int64 *mark)
-{
-	const SnowflakeLayout *layout = snowflake_layout();
-	int64		reserved_ms;
-	int64		last_slot;
-	bool		busy;
-
-	SpinLockAcquire(&generator->mutex);
-	busy = generator->writing;
-	if (!busy)
-		generator->closed = true;
-	reserved_ms = generator->reserved_ms;
-	last_slot = generator->last_slot;
-	SpinLockRelease(&generator->mutex);
-	if (busy)
-		return false;
-	*mark = final_mark(layout, reserved_ms, last_slot);
-	return true;
-}
-
-/*
- * Opens a generator closed by a worker that stopped and came back in the
- * same server run (its lease is its own again).  Not after a release: the
- * node ID is withdrawn then, and admission keeps generation refused.
+ * A fenced lease: no reservation from now on reaches past what the
+ * registry granted (snowflake_generator_grant()), and nothing is granted
+ * yet.  The reservation already written (a restart's, replayed, or the
+ * last run's) stays: it was within an earlier grant.
  */
 void
-snowflake_generator_reopen(void)
+snowflake_generator_fence(void)
 {
 	SpinLockAcquire(&generator->mutex);
-	generator->closed = false;
+	if (generator->granted_ms == PG_INT64_MAX)
+		generator->granted_ms = -1;
+	SpinLockRelease(&generator->mutex);
+}
+
+/*
+ * The registry granted IDs up to Unix ms until_unix_ms (on its clock) to
+ * this run of a fenced lease.  Grants only grow.
+ */
+void
+snowflake_generator_grant(int64 until_unix_ms)
+{
+	int64		until_ms = Min(until_unix_ms - snowflake_layout()->epoch_ms,
+							   snowflake_layout()->max_ms);
+
+	SpinLockAcquire(&generator->mutex);
+	if (generator->granted_ms != PG_INT64_MAX && until_ms > generator->granted_ms)
+		generator->granted_ms = until_ms;
 	SpinLockRelease(&generator->mutex);
 }
 
@@ -1153,10 +1186,9 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 		report_time_exhausted(layout);
 
 	/*
-	 * A closed generator (its lease being released, or its node-ID worker
-	 * stopped) takes no new reservation, so it cannot follow.  Saying
-	 * "above it already" would let the IDs of a reopened generator, or of
-	 * the next start, fall below id: refuse instead.
+	 * A closed generator (its lease released) takes no new reservation, so
+	 * it cannot follow.  Saying "above it already" would let the IDs of the
+	 * next start fall below id: refuse instead.
 	 * model: observe-refused-when-closed
 	 */
 	SpinLockAcquire(&generator->mutex);
@@ -1169,12 +1201,8 @@ snowflake_generator_observe(int64 id, bool strict, int write_elevel)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("cannot observe snowflake ID %lld now", (long long) id),
-					 snowflake_identity_withdrawn() ?
-					 errdetail("The snowflake generator of this server is closed for this run: its node-ID lease was released or taken back.") :
-					 errdetail("The snowflake generator of this server is closed while its node-ID worker is away."),
-					 snowflake_identity_withdrawn() ?
-					 errhint("Restart the server to claim another node ID, then observe the ID again.") :
-					 errhint("Observe the ID again in a moment: the node-ID worker is started again, and reopens the generator once the registry confirms its lease.")));
+					 errdetail("The snowflake generator of this server is closed for this run: its node-ID lease was released."),
+					 errhint("Restart the server to claim another node ID, then observe the ID again.")));
 		return OBSERVE_REFUSED;
 	}
 

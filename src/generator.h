@@ -32,6 +32,8 @@ typedef struct SnowflakeGeneratorStatus
 	uint64		observations_refused;	/* not followed: too far ahead, or
 										 * the generator closed */
 	int64		max_observed_move_ms;	/* largest move ahead of the clock */
+	int64		granted_ms;		/* a fenced lease's grant (layout ms; -1 none);
+								 * PG_INT64_MAX: not fenced */
 } SnowflakeGeneratorStatus;
 
 /* What observing an ID did */
@@ -50,9 +52,9 @@ extern void snowflake_generator_resume(const SnowflakeSavedMark *saved);
 extern void snowflake_generator_replay_mark(int64 mark);
 extern void snowflake_generator_renew(void);
 extern int64 snowflake_generator_close(void);
-extern bool snowflake_generator_close_nowait(int64 *mark);
 extern bool snowflake_generator_raise_floor(int64 id, int write_elevel);
-extern void snowflake_generator_reopen(void);
+extern void snowflake_generator_fence(void);
+extern void snowflake_generator_grant(int64 until_unix_ms);
 extern SnowflakeObserved snowflake_generator_observe(int64 id, bool strict,
 													 int write_elevel);
 extern void snowflake_generator_status(SnowflakeGeneratorStatus *status);

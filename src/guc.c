@@ -624,11 +624,11 @@ snowflake_define_settings(bool preloading)
 							NULL, assign_policy_setting, NULL);
 
 	DefineCustomBoolVariable("snowflake.registry_fencing",
-							 "Stops generation with a leased node ID while the registry cannot confirm the lease.",
-							 "Off: a lease holder that cannot reach its registry generates on (a registry outage costs nothing); on: it generates only after the registry took its report, and stops before its time as the lease's active run is out, so that no other server can take the lease while it still generates.",
+							 "Claims node ID leases whose IDs stay within what the registry grants.",
+							 "Off: a lease holder generates on its saved lease, whether the registry answers or not; on: a lease claimed now is fenced for as long as it is held: its holder issues IDs only up to a few seconds past the registry's clock, as the registry grants them every second.",
 							 &snowflake_registry_fencing,
 							 false,
-							 PGC_SIGHUP, 0,
+							 layout_context, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("snowflake.advertise_address",

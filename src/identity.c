@@ -196,8 +196,17 @@ snowflake_identity_assign(int32 node_id)
 	snowflake_admission_set_node_id(node_id);
 	/* the node ID is visible before generation is let through */
 	pg_write_barrier();
-	if (pg_atomic_read_u32(&identity->withdrawn) == 0)
-		snowflake_admission_unblock(SNOWFLAKE_BLOCK_NODE_ID);
+	if (pg_atomic_read_u32(&identity->withdrawn) != 0)
+		return;
+	snowflake_admission_unblock(SNOWFLAKE_BLOCK_NODE_ID);
+
+	/*
+	 * A withdrawal that crossed this one may have blocked before the unblock
+	 * above: block again.  Both sides write, then read-modify-write the
+	 * blocked reasons (a full barrier), so one of them sees the other.
+	 */
+	if (pg_atomic_read_u32(&identity->withdrawn) != 0)
+		snowflake_admission_block_again(SNOWFLAKE_BLOCK_NODE_ID);
 }
 
 /*

@@ -12,7 +12,7 @@
  * each round: nodes added later are checked too.  An entry
  * "registry:<conninfo>" stands for every server that holds a lease in the
  * registry snowflake.node_registry names, at the address each advertises
- * there (snowflake_node_lease.address), read at each round the same way:
+ * there (snowflake_registry.node_lease.address), read at each round the same way:
  * a fleet that shares one configuration checks itself, holders that join
  * later included.  Both kinds reach their servers with the entry's
  * connection string, its host, hostaddr and port replaced.
@@ -141,27 +141,24 @@ PG_FUNCTION_INFO_V1(snowflake_peers_report);
 	" ORDER BY nodename, nodeport"
 
 /*
- * The holders of the registry's leases whose run is active now, by the
- * registry's clock, and whose address is known, in the schema of its
- * extension (%s); one more than can be checked (%d), so that a longer list
- * is noticed.  Addresses are cut one character past the longest allowed:
- * a row of any size costs a bounded answer, and is refused on its own.  A holder stopped cleanly, or gone longer than its active
- * time, generates nothing and is not asked for.
+ * The holders of the registry's leases whose address is known (a fenced
+ * lease's only while its current run reports), one more than can be
+ * checked (%d), so that a longer list is noticed.  Addresses are cut one
+ * character past the longest allowed: a row of any size costs a bounded
+ * answer, and is refused on its own.
  */
 #define REGISTRY_HOLDERS_QUERY \
 	"SELECT l.node_id, pg_catalog.\"left\"(l.address, 1025) AS address" \
-	" FROM %s.snowflake_node_lease l" \
+	" FROM snowflake_registry.node_lease l" \
 	" WHERE l.released_at IS NULL AND l.address IS NOT NULL" \
-	" AND l.active_until OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp()" \
+	" AND (NOT l.fenced OR l.reported_at OPERATOR(pg_catalog.>)" \
+	" (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) '10 s'::pg_catalog.interval))" \
 	" ORDER BY l.node_id LIMIT %d"
 
 /*
  * What the registry's leases say of this server's own node ID and layout,
  * whatever addresses its holders gave: a lease is a server, which may not
- * be able to check us.  A lease counts until it is released, whether its
- * run is active now, lapsed or never reported: a run cut off from the
- * registry may still generate, the registry's clock may have stepped, a
- * holder whose first report failed generates all the same.  Only an
+ * be able to check us.  A lease counts until it is released.  Only an
  * operator's reservation of a hand-set number, system identifier 0 (no
  * server has that one), is no lease.  See leases_query().
  */
@@ -683,7 +680,7 @@ static bool
 read_registry_holders(const PGresult *res, Holder **holders, int *n,
 					  const char **error)
 {
-	const char *what = "snowflake_node_lease";
+	const char *what = "snowflake_registry.node_lease";
 	int			node_col;
 	int			address_col;
 
@@ -735,17 +732,17 @@ read_registry_holders(const PGresult *res, Holder **holders, int *n,
  * report that it runs the layout of its lease (registry.c).
  */
 static char *
-leases_query(const char *schema, int own)
+leases_query(int own)
 {
 	/* the layout text is ours: digits and slashes */
-	return psprintf("SELECT EXISTS (SELECT FROM %s.snowflake_node_lease l"
+	return psprintf("SELECT EXISTS (SELECT FROM snowflake_registry.node_lease l"
 					" WHERE l.node_id OPERATOR(pg_catalog.=) %d AND " LIVE_LEASE
 					") AS leased,"
 					" (SELECT pg_catalog.\"left\"(l.layout, 64)"
-					" FROM %s.snowflake_node_lease l WHERE " LIVE_LEASE
+					" FROM snowflake_registry.node_lease l WHERE " LIVE_LEASE
 					" AND l.layout OPERATOR(pg_catalog.<>) '%s'"
 					" ORDER BY l.node_id LIMIT 1) AS other_layout",
-					schema, own, schema, snowflake_layout_text(snowflake_layout()));
+					own, snowflake_layout_text(snowflake_layout()));
 }
 
 /* Reads the answer of leases_query(). */
@@ -753,7 +750,7 @@ static bool
 read_leases(const PGresult *res, bool *leased, char **other_layout,
 			const char **error)
 {
-	const char *what = "snowflake_node_lease";
+	const char *what = "snowflake_registry.node_lease";
 	int			leased_col;
 	int			layout_col;
 	const char *layout;
@@ -814,14 +811,11 @@ add_registry_targets(TargetSet *set, const char *base)
 		error = psprintf(_("\"%s\" is not set"), "snowflake.node_registry");
 	else if (snowflake_peer_connect(&conn, registry, &ex))
 	{
-		char	   *schema = snowflake_peer_extension_schema(&conn, &ex, &error);
-
-		if (schema != NULL)
-			res = snowflake_peer_query(&conn,
-									   psprintf(REGISTRY_HOLDERS_QUERY, schema, MAX_PEERS + 1),
-									   &ex);
+		res = snowflake_peer_query(&conn,
+								   psprintf(REGISTRY_HOLDERS_QUERY, MAX_PEERS + 1),
+								   &ex);
 		if (res != NULL && ask_leases)
-			leases_res = snowflake_peer_query(&conn, leases_query(schema, own), &ex);
+			leases_res = snowflake_peer_query(&conn, leases_query(own), &ex);
 	}
 	snowflake_peer_disconnect(&conn);
 	if (res != NULL)

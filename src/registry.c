@@ -3,61 +3,54 @@
  * registry.c
  *	  Node IDs leased from snowflake.node_registry: the lease this server
  *	  holds, kept in pg_snowflake/lease and in WAL, and the conversation
- *	  with the registry, run by the node-ID worker (node_worker.c).
+ *	  with the registry (the snowflake_registry extension), run by the
+ *	  node-ID worker (node_worker.c).
  *
- * The registry is a PostgreSQL database with this extension, whose table
- * snowflake_node_lease leases node IDs (the install script describes it).
- * A server's claim is identified by its database system identifier, which
- * its physical standbys share, and a random claim token kept with the
- * lease: a standby inherits its primary's lease through WAL.
+ * The rules are doc/protocol.md's, "Node IDs from a registry", which
+ * model/registry.pml checks; each is named where it is kept ("model:").
  *
  * THE LIFE OF A LEASE (SnowflakeLeaseState, in pg_snowflake/lease):
  *
  *	NONE		nothing held: the worker draws a claim token and saves
  *	CLAIMING	before it asks, so that a claim the registry took is never
  *				lost to a crash: asking again with the token returns it.
- *	HELD		the registry gave node_id, and floor_id, the highest ID its
+ *	HELD		the registry gave node_id, and floor_id, above every ID its
  *				earlier holders issued.  Saved before use; the generator
- *				resumes above floor_id (as above a mark replayed from WAL),
- *				so every ID is above every ID of the node ID's past, whatever
- *				the clock says.  At every peer check the worker reports the
- *				high-water mark on disk.  A restart takes the lease from the
- *				file: no registry is needed (it is asked once, with a
- *				deadline, before generating, to catch a copy of this server).
- *	RELEASING	snowflake_release_node_id() blocked generation, closed the
- *				generator and saved final_mark, which covers every ID this
- *				server issued or can still issue; the worker tells the
- *				registry, which gives the node ID to the next claimer with
- *				final_mark as its floor_id.  Saved before it tells, so that a
- *				crash never leaves a lease used here and free there.
+ *				resumes above floor_id (as above a mark replayed from WAL).
+ *				Kept until released: a restart uses the lease from the file
+ *				(model: claim-once).  A standby holds its primary's, by WAL.
+ *	RELEASING	snowflake_release_node_id() withdrew the node ID; the worker
+ *				closed the generator and saved final_mark, which covers
+ *				every ID this server issued or can still issue (model:
+ *				close-before-release), and tells the registry, which gives
+ *				the node ID to the next claimer above final_mark (model:
+ *				release-mark).  Saved before it tells.
  *	RELEASED	the registry has it.  This run generates no more; the next
  *				start claims a new lease.
  *
- * Every state is written (state_file.c) and WAL-logged (wal.c) before it
- * is acted on; redo (redo.c) hands a replayed lease to
- * snowflake_registry_replay_lease().
+ * Every state is written to WAL and then to the file, with checkpoints
+ * held off in between (save_lease()); redo (redo.c) hands a replayed lease
+ * to snowflake_registry_replay_lease().
  *
- * ONE RUN AT A TIME.  Two servers may hold one lease: a copy of a data
- * directory started on its own, or the old primary still running after its
- * standby was promoted.  So a run of the server generates only while the
- * registry takes it as the lease's active run: at every report it asks for
- * the next STALE_REPORTS check intervals plus a timeout (active_until); a
- * run that finds another run's time not yet out generates nothing until
- * it runs out (the other stopped reporting: it is gone) or is given up
- * (deactivate, at a clean shutdown), then resumes above the highest mark
- * any run of the lease reported.  A run (one postmaster: a crash restart
- * is the same run) cannot tell a copy of itself from its own run before a
- * restart, so after a restart the registry did not hear of it waits that
- * time out too.  Without the registry none of this can be checked: a
- * holder with snowflake.registry_fencing off (the default) generates on
- * its saved lease (its first report failing within snowflake.peer_timeout)
- * and goes on while the registry cannot be reached; a copy started then,
- * or the old primary cut off from the registry after a failover, would
- * generate with the same node ID (operations.md says so).  With fencing
- * on, a run generates only after the registry took it as the active one,
- * and stops short of the time its last report bought (fence_deadline_ms()).
- * A run that takes over starts above that time on the clock of the run it
- * takes over from, as that run's last report showed it.
+ * A lease claimed without fencing is used as it is: the worker reports
+ * once after each start (the holder's address, for "registry:" peers, and
+ * whether the lease is still this server's), and a registry that does not
+ * answer costs nothing.  A copy of the data directory started as a second
+ * primary holds the same lease and is not stopped by the registry: the
+ * peer checker finds it (doc/operations.md).
+ *
+ * A lease claimed with fencing (snowflake.registry_fencing at the claim;
+ * the lease keeps it, A7) is reported on every second.  The registry takes
+ * one run of the holder at a time as current and grants it IDs up to a few
+ * seconds past the registry's clock; the generator never reserves past the
+ * grant (snowflake_generator_grant(): model: reservation-within-grant), so
+ * whatever holds this server up, it stops where the registry said, without
+ * a worker tick.  A run that becomes current starts above the floor the
+ * registry sends, above every grant it ever made, so a copy, a stalled
+ * holder, a lost answer or a registry restored from a backup cannot make
+ * two servers issue one ID.  A run (a postmaster: a crash restart is the
+ * same run) is drawn at start; a clean restart is a new run, which waits
+ * for the last one's silence (5 s) before it is current.
  *
  * Shared state: the lease as saved, what the registry last said, and a
  * release asked for by a backend, under a spinlock held for copies; the
@@ -73,6 +66,7 @@
 #include "postgres.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "access/htup_details.h"
@@ -81,7 +75,6 @@
 #include "common/pg_prng.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "postmaster/interrupt.h"
 #include "postmaster/postmaster.h"
 #include "storage/condition_variable.h"
 #include "storage/latch.h"
@@ -110,17 +103,15 @@ PG_FUNCTION_INFO_V1(snowflake_node_lease);
 PG_FUNCTION_INFO_V1(snowflake_release_node_id);
 
 #define ERROR_LEN			256
-#define HOLDER_LEN			256
 
-/* how often to try again while there is no lease */
+/* how often to try again while there is no lease or no answer */
 #define RETRY_INTERVAL_MS	1000
 
-/* a run is the lease's active one for this many check intervals and
- * peer_timeouts after its last report */
-#define STALE_REPORTS		3
-
-/* how long a clean stop waits for the registry at most */
-#define DEACTIVATE_TIMEOUT_MS	500
+/* how often a fenced lease is reported: well within the registry's grant
+ * (5 s past its clock) and its silence before another run is current (5 s) */
+#define RENEW_INTERVAL_MS	1000
+/* ... and once more at once when a grant reaches no further than the floor */
+#define RENEW_SOON_MS		20
 
 typedef enum ReleaseOutcome
 {
@@ -133,14 +124,14 @@ typedef enum ReleaseOutcome
 typedef struct RegistryShared
 {
 	slock_t		mutex;			/* protects everything below */
-	SnowflakeLease lease;		/* as saved in pg_snowflake/lease */
-	int64		reported_at;	/* Unix ms the registry last took a report */
-	int64		reported_id;	/* the mark it took then */
+	SnowflakeLease lease;		/* as saved in pg_snowflake/lease; state -1:
+								 * the file is damaged */
+	int64		reported_at;	/* Unix ms the registry last answered a report */
+	int64		granted_until;	/* Unix ms (registry's clock) of the last grant */
 	char		error[ERROR_LEN];	/* the last exchange's failure, or "" */
 	int			release;		/* ReleaseOutcome */
-	bool		active;			/* the registry took this run as the lease's
-								 * active one at its last report */
-	PGPROC	   *worker;			/* the node-ID worker, to wake it */
+	pid_t		worker_pid;		/* the node-ID worker, to wake it; 0 */
+	int			worker_procno;	/* its slot in ProcGlobal->allProcs */
 	ConditionVariable release_changed;
 } RegistryShared;
 
@@ -155,11 +146,13 @@ static int64 run_token = 0;
 
 /* in the worker */
 static PGconn *conn = NULL;
-static char *schema = NULL;		/* the registry's extension schema, quoted */
-static bool asked_once = false; /* the first report of this run was tried */
-static bool yielded = false;	/* given up for this run: reclaimed */
-static int64 last_report_ms = 0;	/* monotonic ms the last report the
-									 * registry took was sent at */
+static bool answered = false;	/* the registry answered a report of this
+								 * worker's */
+static char *logged_failure = NULL;	/* the last failure to reach it logged */
+static char *logged_wait = NULL;	/* the last wait logged */
+static bool answered_current = false;	/* ... and took this run as current */
+static bool renew_soon = false;	/* the last grant reaches no further than
+								 * the floor: ask again at once */
 static uint32 wait_event = 0;
 
 Size
@@ -175,12 +168,23 @@ leasing(void)
 	return snowflake_node_source() == SNOWFLAKE_NODE_REGISTRY;
 }
 
+/* A held lease's floor and fence, for the generator. */
+static void
+use_lease(const SnowflakeLease *lease)
+{
+	if (lease->state != SNOWFLAKE_LEASE_HELD)
+		return;
+	if (lease->fenced)
+		snowflake_generator_fence();
+	if (lease->floor_id >= 0)
+		snowflake_generator_replay_mark(lease->floor_id);
+}
+
 /*
  * Creates the shared state and, on a server that leases its node ID, reads
  * pg_snowflake/lease.  A held lease lets the generator resume above its
- * floor at once; the node ID itself is assigned by the worker, after its
- * first report (or its failure).  Runs in the postmaster with
- * AddinShmemInitLock held: logs, never raises.
+ * floor at once; the node ID itself is assigned by the worker.  Runs in
+ * the postmaster with AddinShmemInitLock held: logs, never raises.
  */
 void
 snowflake_registry_shmem_init(void)
@@ -204,7 +208,6 @@ snowflake_registry_shmem_init(void)
 		if (problem == NULL)
 			return;
 		/* a damaged lease is never guessed at: an operator looks */
-		registry->lease.state = SNOWFLAKE_LEASE_NONE;
 		snowflake_identity_withdraw(psprintf(_("%s; remove it and restart the server to claim a new lease."),
 											 problem));
 		ereport(WARNING,
@@ -213,42 +216,26 @@ snowflake_registry_shmem_init(void)
 		registry->lease.state = -1;
 		return;
 	}
-	if (registry->lease.state == SNOWFLAKE_LEASE_HELD)
-	{
-		if (registry->lease.floor_id >= 0)
-			snowflake_generator_replay_mark(registry->lease.floor_id);
-		ereport(LOG,
-				(errmsg("snowflake node ID %d leased from \"%s\", held since before this start",
-						registry->lease.node_id, "snowflake.node_registry")));
-	}
+	use_lease(&registry->lease);
+	if (registry->lease.state != SNOWFLAKE_LEASE_HELD)
+		return;
+	ereport(LOG,
+			(errmsg("snowflake node ID %d leased from \"%s\", held since before this start",
+					registry->lease.node_id, "snowflake.node_registry")));
+	/* A7: a lease keeps the fencing it was claimed with */
+	if ((registry->lease.fenced != 0) != snowflake_registry_fencing)
+		ereport(WARNING,
+				(errmsg("the lease of snowflake node ID %d was claimed with \"%s\" %s, and keeps it",
+						registry->lease.node_id, "snowflake.registry_fencing",
+						registry->lease.fenced ? "on" : "off"),
+				 errhint("To change it, release the node ID with snowflake_release_node_id() and restart: the next lease is claimed with the setting in force.")));
 }
 
-/* A copy of the lease as saved. */
 static void
 lease_copy(SnowflakeLease *lease)
 {
 	SpinLockAcquire(&registry->mutex);
 	*lease = registry->lease;
-	SpinLockRelease(&registry->mutex);
-}
-
-/* Whether the registry took this run as the lease's active one. */
-static bool
-run_active(void)
-{
-	bool		result;
-
-	SpinLockAcquire(&registry->mutex);
-	result = registry->active;
-	SpinLockRelease(&registry->mutex);
-	return result;
-}
-
-static void
-set_run_active(bool active)
-{
-	SpinLockAcquire(&registry->mutex);
-	registry->active = active;
 	SpinLockRelease(&registry->mutex);
 }
 
@@ -261,17 +248,30 @@ set_error(const char *error)
 }
 
 /*
- * Saves lease: WAL first, then pg_snowflake/lease, then shared memory.  In
- * that order a crash can only leave the file behind the WAL, which crash
- * recovery then replays into it: never a file ahead of WAL that recovery
- * would roll back to an older lease.  False if the file could not be
+ * Saves lease: WAL first, then pg_snowflake/lease, then shared memory, with
+ * checkpoints held off from the WAL record to the file write: a crash can
+ * only leave the file behind a record that recovery then replays, never
+ * behind a checkpoint that would skip it.  False if the file could not be
  * written (logged); nothing may be acted on then.
  */
 static bool
 save_lease(const SnowflakeLease *lease)
 {
-	snowflake_wal_log_lease(lease);
-	if (!snowflake_lease_file_write(lease, LOG))
+	volatile bool saved = false;
+
+	Assert((MyProc->delayChkptFlags & DELAY_CHKPT_START) == 0);
+	MyProc->delayChkptFlags |= DELAY_CHKPT_START;
+	PG_TRY();
+	{
+		snowflake_wal_log_lease(lease);
+		saved = snowflake_lease_file_write(lease, LOG);
+	}
+	PG_FINALLY();
+	{
+		MyProc->delayChkptFlags &= ~DELAY_CHKPT_START;
+	}
+	PG_END_TRY();
+	if (!saved)
 		return false;
 	SpinLockAcquire(&registry->mutex);
 	registry->lease = *lease;
@@ -292,8 +292,7 @@ snowflake_registry_replay_lease(const SnowflakeLease *lease)
 	SpinLockAcquire(&registry->mutex);
 	registry->lease = *lease;
 	SpinLockRelease(&registry->mutex);
-	if (lease->state == SNOWFLAKE_LEASE_HELD && lease->floor_id >= 0)
-		snowflake_generator_replay_mark(lease->floor_id);
+	use_lease(lease);
 }
 
 /* ----------
@@ -301,53 +300,69 @@ snowflake_registry_replay_lease(const SnowflakeLease *lease)
  * ----------
  */
 
-/* Sets ex and connects, with the schema looked up; false: error set. */
-static bool
-registry_open(SnowflakePeerExchange *ex, const char **error)
+/* Logs line once, until another one replaces it in *logged. */
+static void
+log_once(char **logged, int elevel, const char *message, const char *detail)
 {
-	if (wait_event == 0)
-		wait_event = snowflake_wait_event("SnowflakeRegistry");
-	snowflake_peer_exchange_begin(ex, snowflake_peer_timeout, wait_event);
-	ex->application_name = "snowflake node ID worker";
-	if (!snowflake_peer_connect(&conn, snowflake_node_registry, ex))
-	{
-		*error = ex->error;
-		schema = NULL;
-		return false;
-	}
-	if (schema == NULL)
-	{
-		char	   *found = snowflake_peer_extension_schema(&conn, ex, error);
+	char	   *line = psprintf("%s: %s", message, detail);
 
-		if (found == NULL)
-			return false;
-		schema = MemoryContextStrdup(TopMemoryContext, found);
-	}
-	return true;
+	if (*logged != NULL && strcmp(*logged, line) == 0)
+		return;
+	ereport(elevel, (errmsg_internal("%s", message), errdetail_internal("%s", detail)));
+	if (*logged)
+		pfree(*logged);
+	*logged = MemoryContextStrdup(TopMemoryContext, line);
 }
 
-/* Runs query; a result with exactly one row, or NULL with error set. */
+/*
+ * Runs query on the registry, connecting first; a result with exactly one
+ * row, or NULL with the failure recorded for snowflake_node_lease() and
+ * logged once.
+ */
 static PGresult *
-registry_ask(SnowflakePeerExchange *ex, const char *query, const char *what,
-			 const char **error)
+registry_ask(const char *query, const char *what, int timeout_ms)
 {
-	PGresult   *res = snowflake_peer_query(&conn, query, ex);
+	SnowflakePeerExchange ex;
+	PGresult   *res = NULL;
+	const char *error = NULL;
 
-	if (res == NULL)
+	if (wait_event == 0)
+		wait_event = snowflake_wait_event("SnowflakeRegistry");
+	for (int attempt = 0;; attempt++)
 	{
-		*error = ex->error;
-		if (conn == NULL && schema != NULL)
-		{
-			pfree(schema);
-			schema = NULL;
-		}
-		return NULL;
+		bool		kept = conn != NULL;
+
+		snowflake_peer_exchange_begin(&ex, timeout_ms, wait_event);
+		ex.application_name = "snowflake node ID worker";
+		if (!snowflake_peer_connect(&conn, snowflake_node_registry, &ex))
+			error = ex.error;
+		else if ((res = snowflake_peer_query(&conn, query, &ex)) == NULL)
+			error = ex.error;
+		if (res != NULL || !kept || attempt > 0)
+			break;
+		/* the connection kept from before may have been closed since */
+		snowflake_peer_disconnect(&conn);
 	}
-	if (!snowflake_peer_check_rows(res, what, 1, 1, 8, error))
+	if (res != NULL && !snowflake_peer_check_rows(res, what, 1, 1, 8, &error))
 	{
 		PQclear(res);
+		res = NULL;
 		snowflake_peer_disconnect(&conn);
+	}
+	if (res == NULL)
+	{
+		char	   *line = psprintf("%s: %s", what, error ? error : _("unknown failure"));
+
+		set_error(line);
+		log_once(&logged_failure, LOG, _("could not reach the snowflake node-ID registry"), line);
 		return NULL;
+	}
+	set_error(NULL);
+	if (logged_failure != NULL)
+	{
+		ereport(LOG, (errmsg("the snowflake node-ID registry answers again")));
+		pfree(logged_failure);
+		logged_failure = NULL;
 	}
 	return res;
 }
@@ -366,62 +381,48 @@ holder_name(void)
 					cluster && cluster[0] ? "@" : "", host, PostPortNumber);
 }
 
-/*
- * Claims the lease with the claim token saved in lease; fills node_id and
- * floor_id.  False with error set if the registry did not answer so.
- */
-static bool
-claim(SnowflakeLease *lease, const char **error)
+/* s as an SQL literal (palloc'd) */
+static char *
+literal(const char *s)
 {
-	SnowflakePeerExchange ex;
+	return quote_literal_cstr(s);
+}
+
+/* The registry's claim, into lease: node_id and floor_id.  False: not. */
+static bool
+claim(SnowflakeLease *lease)
+{
+	const char *what = "snowflake_registry.claim()";
 	PGresult   *res;
-	char	   *holder;
-	char	   *quoted_holder;
-	char	   *layout;
-	char	   *quoted_layout;
-	char	   *query;
+	const char *error = NULL;
 	int			c_node;
 	int			c_floor;
 	int64		node_id;
 	int64		floor_id;
 	bool		ok;
 
-	if (!registry_open(&ex, error))
-		return false;
-	holder = holder_name();
-	quoted_holder = PQescapeLiteral(conn, holder, strlen(holder));
-	layout = snowflake_layout_text(snowflake_layout());
-	quoted_layout = PQescapeLiteral(conn, layout, strlen(layout));
-	if (quoted_holder == NULL || quoted_layout == NULL)
-	{
-		*error = _("out of memory");
-		if (quoted_holder)
-			PQfreemem(quoted_holder);
-		if (quoted_layout)
-			PQfreemem(quoted_layout);
-		return false;
-	}
-	query = psprintf("SELECT * FROM %s.snowflake_registry_claim(%llu::pg_catalog.numeric,"
-					 " %lld::pg_catalog.int8, %s::pg_catalog.text, %s::pg_catalog.text,"
-					 " %d::pg_catalog.int4)",
-					 schema, (unsigned long long) lease->system_identifier,
-					 (long long) lease->claim_token, quoted_holder, quoted_layout,
-					 snowflake_layout()->max_node);
-	PQfreemem(quoted_holder);
-	PQfreemem(quoted_layout);
-
-	res = registry_ask(&ex, query, "snowflake_registry_claim()", error);
+	/* every argument typed: no overload a role of the registry made fits */
+	res = registry_ask(psprintf("SELECT * FROM snowflake_registry.claim(%llu::pg_catalog.numeric,"
+								" %lld::pg_catalog.int8, %s::pg_catalog.text, %s::pg_catalog.text,"
+								" %d::pg_catalog.int4, %s::pg_catalog.bool)",
+								(unsigned long long) lease->system_identifier,
+								(long long) lease->claim_token, literal(holder_name()),
+								literal(lease->layout), snowflake_layout()->max_node,
+								lease->fenced ? "true" : "false"),
+					   what, snowflake_peer_timeout);
 	if (res == NULL)
 		return false;
-	ok = (c_node = snowflake_peer_column(res, "snowflake_registry_claim()", "node_id", INT4OID, true, error)) >= 0 &&
-		(c_floor = snowflake_peer_column(res, "snowflake_registry_claim()", "floor_id", INT8OID, true, error)) >= 0 &&
-		snowflake_peer_get_int(res, 0, c_node, "snowflake_registry_claim()", 0,
-							   snowflake_layout()->max_node, NULL, &node_id, error) &&
-		snowflake_peer_get_int(res, 0, c_floor, "snowflake_registry_claim()", -1,
-							   PG_INT64_MAX, NULL, &floor_id, error);
+	ok = (c_node = snowflake_peer_column(res, what, "node_id", INT4OID, true, &error)) >= 0 &&
+		(c_floor = snowflake_peer_column(res, what, "floor_id", INT8OID, true, &error)) >= 0 &&
+		snowflake_peer_get_int(res, 0, c_node, what, 0, snowflake_layout()->max_node,
+							   NULL, &node_id, &error) &&
+		snowflake_peer_get_int(res, 0, c_floor, what, -1, PG_INT64_MAX, NULL,
+							   &floor_id, &error);
 	PQclear(res);
 	if (!ok)
 	{
+		set_error(error);
+		log_once(&logged_failure, LOG, _("the snowflake node-ID registry's answer cannot be used"), error);
 		snowflake_peer_disconnect(&conn);
 		return false;
 	}
@@ -434,240 +435,109 @@ claim(SnowflakeLease *lease, const char **error)
 typedef struct Report
 {
 	bool		held;			/* the lease is (still) ours */
-	bool		active;			/* this run may generate with it */
-	int64		high_water_id;	/* the highest mark any run reported */
-	int64		other_active_ms;	/* when not: how long the other's time lasts */
-	char		lease_layout[65];	/* the layout the lease was claimed with */
+	bool		current;		/* fenced: this run is granted IDs */
+	int64		floor_id;		/* fenced and current: start above it */
+	int64		granted_until;	/* ... IDs up to this Unix ms */
+	int64		other_run_ms;	/* not current: how long the other lasts */
+	char		layout[65];		/* the layout the lease was claimed with */
 } Report;
 
 /*
- * How far past its time a run whose time ran out may have issued IDs, as
- * far as this server's settings tell (the same on every server of a
- * fleet): the lead a borrow may take, a wait, and a reservation.
- */
-static int64
-takeover_margin_ms(void)
-{
-	return (int64) snowflake_max_borrow + snowflake_clock_wait_timeout +
-		snowflake_reserve_ahead;
-}
-
-/*
- * How long a report makes this run the lease's active one: the registry
- * counts it from its own clock while it takes the report.
- */
-static int64
-active_time_ms(void)
-{
-	return (int64) STALE_REPORTS *
-		(snowflake_peer_check_interval + snowflake_peer_timeout);
-}
-
-/*
- * With snowflake.registry_fencing on, until when (monotonic ms) this run
- * may generate without another report taken.  Counted from when the last
- * one was sent, which is before the registry counted its active time
- * from; and short of that time by STALE_REPORTS - 1 timeouts: one for a
- * report still in flight at the deadline (it ends within a timeout), the
- * rest for a worker late to wake.  The registry hands the lease on only
- * after its time, and the next run starts above it plus the takeover
- * margin, so this run's last IDs stay below the next run's first.
- */
-static int64
-fence_deadline_ms(void)
-{
-	return last_report_ms + (int64) STALE_REPORTS * snowflake_peer_check_interval +
-		snowflake_peer_timeout;
-}
-
-/*
- * Reports the high-water mark on disk and asks to be (stay) the active run
- * of the lease.  False with error set if the registry did not answer so.
- * *sent_ms is set to the monotonic time before anything was sent.  This
- * server's clock goes with the report: a run that takes over after this
- * one's time runs out starts above its end on this server's clock, should
- * that be ahead of the registry's; and so does the address at which other
- * servers reach this one, for their "registry:" entries of
- * snowflake.peers (the registry keeps it while this run is the active one).
+ * Reports to the registry (snowflake_registry.report()).  With it goes the
+ * address at which other servers reach this one, for their "registry:"
+ * entries of snowflake.peers: snowflake.advertise_address, or (NULL) the
+ * address the registry sees this connection come from, with our port.
+ * False if the registry did not answer so.
  */
 static bool
-report(const SnowflakeLease *lease, Report *r, int64 *sent_ms,
-	   const char **error)
+report(const SnowflakeLease *lease, Report *r)
 {
-	SnowflakePeerExchange ex;
-	SnowflakeGeneratorStatus gen;
+	const char *what = "snowflake_registry.report()";
 	PGresult   *res;
-	char	   *query;
-	char	   *since;
-	char	   *address;
-	int64		mark = Max(snowflake_state_file_mark(), lease->floor_id);
-	int			c_held;
-	int			c_active;
-	int			c_hw;
-	int			c_other;
-	int			c_layout;
+	const char *error = NULL;
+	const char *address = snowflake_advertise_address;
+	int			c_held,
+				c_current,
+				c_floor,
+				c_grant,
+				c_other,
+				c_layout;
 	bool		isnull;
 	bool		ok;
-	int64		clock_ms;
 
-	*sent_ms = snowflake_monotonic_ms();
-	clock_ms = snowflake_wall_clock_ms();
-	if (!registry_open(&ex, error))
-		return false;
-	snowflake_generator_status(&gen);
-	since = gen.generating_since_ms > 0 ?
-		psprintf("pg_catalog.to_timestamp(%lld::pg_catalog.float8 / 1000)",
-				 (long long) gen.generating_since_ms) :
-		pstrdup("NULL::pg_catalog.timestamptz");
-
-	/*
-	 * Where the peers that read the registry's holders reach this server:
-	 * snowflake.advertise_address, or (NULL) the address the registry sees
-	 * this connection come from, with our port.
-	 */
-	if (snowflake_advertise_address != NULL && snowflake_advertise_address[0] != '\0')
-	{
-		char	   *quoted = PQescapeLiteral(conn, snowflake_advertise_address,
-											 strlen(snowflake_advertise_address));
-
-		if (quoted == NULL)
-		{
-			*error = _("out of memory");
-			return false;
-		}
-		address = pstrdup(quoted);
-		PQfreemem(quoted);
-	}
-	else
-		address = pstrdup("NULL");
-
-	/* every argument typed: no overload a role of the registry made fits */
-	/*
-	 * With the layout the lease was claimed with: a server restarted with
-	 * another layout keeps its lease file, and must not generate with it
-	 * (others judge it by the lease's layout).
-	 */
-	query = psprintf("SELECT h.*, (SELECT pg_catalog.\"left\"(l.layout, 64)"
-					 " FROM %s.snowflake_node_lease l"
-					 " WHERE l.node_id OPERATOR(pg_catalog.=) %d) AS lease_layout"
-					 " FROM %s.snowflake_registry_heartbeat(%d::pg_catalog.int4,"
-					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
-					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8, %s,"
-					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8,"
-					 " %lld::pg_catalog.int8, %s::pg_catalog.text,"
-					 " %d::pg_catalog.int4) h",
-					 schema, lease->node_id, schema, lease->node_id,
-					 (unsigned long long) lease->system_identifier,
-					 (long long) lease->claim_token,
-					 (long long) run_token,
-					 (long long) mark, since, (long long) active_time_ms(),
-					 (long long) takeover_margin_ms(), (long long) clock_ms,
-					 address, PostPortNumber);
-	res = registry_ask(&ex, query, "snowflake_registry_heartbeat()", error);
+	memset(r, 0, sizeof(Report));
+	res = registry_ask(psprintf("SELECT * FROM snowflake_registry.report(%d::pg_catalog.int4,"
+								" %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
+								" %lld::pg_catalog.int8, %s::pg_catalog.text,"
+								" %d::pg_catalog.int4)",
+								lease->node_id, (unsigned long long) lease->system_identifier,
+								(long long) lease->claim_token, (long long) run_token,
+								address && address[0] ? literal(address) : "NULL",
+								PostPortNumber),
+					   what, snowflake_peer_timeout);
 	if (res == NULL)
 		return false;
-#define WHAT "snowflake_registry_heartbeat()"
-	memset(r, 0, sizeof(Report));
-	ok = (c_held = snowflake_peer_column(res, WHAT, "held", BOOLOID, true, error)) >= 0 &&
-		(c_active = snowflake_peer_column(res, WHAT, "active", BOOLOID, true, error)) >= 0 &&
-		(c_hw = snowflake_peer_column(res, WHAT, "lease_high_water_id", INT8OID, true, error)) >= 0 &&
-		(c_other = snowflake_peer_column(res, WHAT, "other_active_ms", INT8OID, true, error)) >= 0 &&
-		(c_layout = snowflake_peer_column(res, WHAT, "lease_layout", TEXTOID, true, error)) >= 0 &&
-		snowflake_peer_get_bool(res, 0, c_held, WHAT, &r->held, error) &&
-		snowflake_peer_get_bool(res, 0, c_active, WHAT, &r->active, error);
+	ok = (c_held = snowflake_peer_column(res, what, "held", BOOLOID, true, &error)) >= 0 &&
+		(c_current = snowflake_peer_column(res, what, "current", BOOLOID, true, &error)) >= 0 &&
+		(c_floor = snowflake_peer_column(res, what, "floor_id", INT8OID, true, &error)) >= 0 &&
+		(c_grant = snowflake_peer_column(res, what, "granted_until_ms", INT8OID, true, &error)) >= 0 &&
+		(c_other = snowflake_peer_column(res, what, "other_run_ms", INT8OID, true, &error)) >= 0 &&
+		(c_layout = snowflake_peer_column(res, what, "layout", TEXTOID, true, &error)) >= 0 &&
+		snowflake_peer_get_bool(res, 0, c_held, what, &r->held, &error);
 	if (ok && r->held)
-		ok = snowflake_peer_get_int(res, 0, c_hw, WHAT, -1, PG_INT64_MAX,
-									NULL, &r->high_water_id, error) &&
-			snowflake_peer_get_int(res, 0, c_other, WHAT, PG_INT64_MIN, PG_INT64_MAX,
-								   &isnull, &r->other_active_ms, error);
-	if (ok && r->held && !PQgetisnull(res, 0, c_layout))
 	{
-		const char *layout = snowflake_peer_get_string(res, 0, c_layout, WHAT, 64,
-													   true, error);
+		const char *layout;
 
-		ok = layout != NULL;
+		ok = snowflake_peer_get_bool(res, 0, c_current, what, &r->current, &error) &&
+			snowflake_peer_get_int(res, 0, c_floor, what, -1, PG_INT64_MAX, NULL,
+								   &r->floor_id, &error) &&
+			snowflake_peer_get_int(res, 0, c_grant, what, 0, PG_INT64_MAX, &isnull,
+								   &r->granted_until, &error) &&
+			snowflake_peer_get_int(res, 0, c_other, what, PG_INT64_MIN, PG_INT64_MAX,
+								   &isnull, &r->other_run_ms, &error) &&
+			(layout = snowflake_peer_get_string(res, 0, c_layout, what, 64, false,
+												&error)) != NULL;
 		if (ok)
-			strlcpy(r->lease_layout, layout, sizeof(r->lease_layout));
+			strlcpy(r->layout, layout, sizeof(r->layout));
 	}
-#undef WHAT
 	PQclear(res);
 	if (!ok)
 	{
+		set_error(error);
+		log_once(&logged_failure, LOG, _("the snowflake node-ID registry's answer cannot be used"), error);
 		snowflake_peer_disconnect(&conn);
 		return false;
 	}
 	SpinLockAcquire(&registry->mutex);
 	registry->reported_at = snowflake_wall_clock_ms();
-	registry->reported_id = mark;
+	if (r->current && r->granted_until > registry->granted_until)
+		registry->granted_until = r->granted_until;
 	SpinLockRelease(&registry->mutex);
 	return true;
 }
 
-/*
- * Gives up this run's time as the lease's active one (a clean stop), with
- * mark, which covers every ID it issued.
- */
-static void
-deactivate(const SnowflakeLease *lease, int64 mark)
-{
-	SnowflakePeerExchange ex;
-	PGresult   *res;
-	const char *error = NULL;
-	char	   *query;
-
-	if (!registry_open(&ex, &error))
-		return;
-	ex.deadline = Min(ex.deadline, snowflake_monotonic_ms() + DEACTIVATE_TIMEOUT_MS);
-	query = psprintf("SELECT %s.snowflake_registry_deactivate(%d::pg_catalog.int4,"
-					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
-					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8) AS done",
-					 schema, lease->node_id,
-					 (unsigned long long) lease->system_identifier,
-					 (long long) lease->claim_token,
-					 (long long) run_token, (long long) mark);
-	res = registry_ask(&ex, query, "snowflake_registry_deactivate()", &error);
-	if (res != NULL)
-		PQclear(res);
-}
-
 /* Tells the registry the lease is released with final_mark. */
 static bool
-release(const SnowflakeLease *lease, const char **error)
+release(const SnowflakeLease *lease)
 {
-	SnowflakePeerExchange ex;
+	const char *what = "snowflake_registry.release()";
 	PGresult   *res;
-	char	   *query;
-	int			col;
-	bool		released = false;
-	bool		ok;
 
-	if (!registry_open(&ex, error))
-		return false;
-	query = psprintf("SELECT %s.snowflake_registry_release(%d::pg_catalog.int4,"
-					 " %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
-					 " %lld::pg_catalog.int8, %lld::pg_catalog.int8) AS released",
-					 schema, lease->node_id,
-					 (unsigned long long) lease->system_identifier,
-					 (long long) lease->claim_token, (long long) run_token,
-					 (long long) lease->final_mark);
-	res = registry_ask(&ex, query, "snowflake_registry_release()", error);
+	res = registry_ask(psprintf("SELECT snowflake_registry.release(%d::pg_catalog.int4,"
+								" %llu::pg_catalog.numeric, %lld::pg_catalog.int8,"
+								" %lld::pg_catalog.int8) AS released",
+								lease->node_id, (unsigned long long) lease->system_identifier,
+								(long long) lease->claim_token, (long long) lease->final_mark),
+					   what, snowflake_peer_timeout);
 	if (res == NULL)
 		return false;
-	ok = (col = snowflake_peer_column(res, "snowflake_registry_release()", "released",
-									  BOOLOID, true, error)) >= 0 &&
-		snowflake_peer_get_bool(res, 0, col, "snowflake_registry_release()",
-								&released, error);
-	PQclear(res);
-	if (ok && !released)
-	{
-		/* not ours any more: an operator reclaimed it; nothing to give back */
+	/* NULL: not ours any more (an operator reclaimed it): nothing to give */
+	if (PQgetisnull(res, 0, 0))
 		ereport(LOG,
 				(errmsg("the snowflake node-ID registry no longer had node ID %d of this server to release",
 						lease->node_id)));
-	}
-	if (!ok)
-		snowflake_peer_disconnect(&conn);
-	return ok;
+	PQclear(res);
+	return true;
 }
 
 /* ----------
@@ -675,63 +545,27 @@ release(const SnowflakeLease *lease, const char **error)
  * ----------
  */
 
-/* the last failure logged, so that each is logged once */
-static char *logged_error = NULL;
-
-/*
- * Records the failure of an exchange: for snowflake_node_lease() always,
- * in the log when it differs from the last one logged.
- */
-static void
-exchange_failed(const char *what, const char *error)
-{
-	char	   *line = psprintf("%s: %s", what, error ? error : _("unknown failure"));
-
-	set_error(line);
-	if (logged_error != NULL && strcmp(logged_error, line) == 0)
-		return;
-	ereport(LOG,
-			(errmsg("could not reach the snowflake node-ID registry"),
-			 errdetail_internal("%s", line)));
-	if (logged_error)
-		pfree(logged_error);
-	logged_error = MemoryContextStrdup(TopMemoryContext, line);
-}
-
-static void
-exchange_worked(void)
-{
-	set_error(NULL);
-	if (logged_error != NULL)
-	{
-		ereport(LOG, (errmsg("the snowflake node-ID registry answers again")));
-		pfree(logged_error);
-		logged_error = NULL;
-	}
-}
-
 int
 snowflake_registry_interval_ms(void)
 {
 	SnowflakeLease lease;
+	int			release;
 
-	lease_copy(&lease);
-	/* a standby, or a lease to claim or wait for: look again soon */
-	if (RecoveryInProgress())
+	SpinLockAcquire(&registry->mutex);
+	lease = registry->lease;
+	release = registry->release;
+	SpinLockRelease(&registry->mutex);
+	if (RecoveryInProgress() || lease.state < 0 ||
+		lease.state == SNOWFLAKE_LEASE_RELEASING ||
+		release == RELEASE_PENDING || release == RELEASE_FAILED)
 		return RETRY_INTERVAL_MS;
-	/* given up for this run: sleep until a release is asked for (latch) */
-	if (yielded || (lease.state == SNOWFLAKE_LEASE_RELEASED &&
-					snowflake_identity_withdrawn()))
+	/* released, or the lease not ours any more: until a release is asked */
+	if (snowflake_identity_withdrawn())
 		return 0;
-	if (lease.state == SNOWFLAKE_LEASE_HELD && run_active())
-	{
-		/* fenced: wake up at the deadline, not one interval after it */
-		if (snowflake_registry_fencing)
-			return (int) Max(Min((int64) snowflake_peer_check_interval,
-								 fence_deadline_ms() - snowflake_monotonic_ms()),
-							 1);
-		return snowflake_peer_check_interval;
-	}
+	if (lease.state == SNOWFLAKE_LEASE_HELD && lease.fenced)
+		return renew_soon ? RENEW_SOON_MS : RENEW_INTERVAL_MS;
+	if (lease.state == SNOWFLAKE_LEASE_HELD && answered)
+		return 0;
 	return RETRY_INTERVAL_MS;
 }
 
@@ -739,7 +573,8 @@ void
 snowflake_registry_start(void)
 {
 	SpinLockAcquire(&registry->mutex);
-	registry->worker = MyProc;
+	registry->worker_pid = MyProcPid;
+	registry->worker_procno = (int) (MyProc - ProcGlobal->allProcs);
 	SpinLockRelease(&registry->mutex);
 	snowflake_peer_limit_memory();
 }
@@ -747,36 +582,20 @@ snowflake_registry_start(void)
 void
 snowflake_registry_stop(void)
 {
-	SnowflakeLease lease;
-
-	/*
-	 * A clean stop: give up this run's time, so that the next start need
-	 * not wait for it.  The exchange gives up at a shutdown request, so the
-	 * request is set aside for it; its deadline is short, and a registry
-	 * that does not answer only makes the next start wait.
-	 */
-	lease_copy(&lease);
-	if (run_active() && lease.state == SNOWFLAKE_LEASE_HELD)
-	{
-		volatile sig_atomic_t shutdown = ShutdownRequestPending;
-		int64		mark;
-
-		/*
-		 * No more IDs from this run (the server is shutting down; should
-		 * only this worker have been stopped, it opens the generator again
-		 * when it is back), so that the mark covers them all.  A mark being
-		 * written leaves the time to run out instead.
-		 */
-		if (snowflake_generator_close_nowait(&mark))
-		{
-			set_run_active(false);
-			ShutdownRequestPending = false;
-			deactivate(&lease, Max(Max(mark, snowflake_state_file_mark()),
-								   lease.floor_id));
-			ShutdownRequestPending = shutdown;
-		}
-	}
+	SpinLockAcquire(&registry->mutex);
+	registry->worker_pid = 0;
+	SpinLockRelease(&registry->mutex);
 	snowflake_peer_disconnect(&conn);
+}
+
+/* Saves lease, or says so for snowflake_status().  True once saved. */
+static bool
+save_or_wait(const SnowflakeLease *lease)
+{
+	if (save_lease(lease))
+		return true;
+	snowflake_identity_waiting(_("The node-ID lease could not be saved in \"pg_snowflake/lease\"; the server log says why."));
+	return false;
 }
 
 /*
@@ -786,7 +605,7 @@ snowflake_registry_stop(void)
 static bool
 claim_lease(SnowflakeLease *lease)
 {
-	const char *error = NULL;
+	const char *running = snowflake_layout_text(snowflake_layout());
 
 	if (lease->state != SNOWFLAKE_LEASE_CLAIMING)
 	{
@@ -796,53 +615,40 @@ claim_lease(SnowflakeLease *lease)
 		lease->floor_id = -1;
 		lease->final_mark = -1;
 		lease->system_identifier = GetSystemIdentifier();
-		/* the layout the claim asks for, and the lease then serves */
-		strlcpy(lease->layout, snowflake_layout_text(snowflake_layout()),
-				sizeof(lease->layout));
+		lease->fenced = snowflake_registry_fencing;
 		/* any value but 0; collisions only matter with the same system ID */
 		do
 			lease->claim_token = (int64) pg_prng_uint64(&pg_global_prng_state);
 		while (lease->claim_token == 0);
-		if (!save_lease(lease))
-		{
-			snowflake_identity_waiting(_("The node-ID lease could not be saved in \"pg_snowflake/lease\"; the server log says why."));
-			return false;
-		}
 	}
-	else if (strcmp(lease->layout, snowflake_layout_text(snowflake_layout())) != 0)
+	else if (strcmp(lease->layout, running) == 0)
+		running = NULL;
+	/*
+	 * The layout the claim asks for: this run's, also for a claim saved by a
+	 * run of another layout (should the registry have taken that one, the
+	 * first report says which layout the lease serves).
+	 */
+	if (running != NULL)
 	{
-		/*
-		 * A claim saved by a run of another layout is sent with this one's:
-		 * save what is asked for.  If the registry answers with the lease
-		 * the first claim got, the first report reads its layout.
-		 */
-		strlcpy(lease->layout, snowflake_layout_text(snowflake_layout()),
-				sizeof(lease->layout));
-		if (!save_lease(lease))
-		{
-			snowflake_identity_waiting(_("The node-ID lease could not be saved in \"pg_snowflake/lease\"; the server log says why."));
+		strlcpy(lease->layout, running, sizeof(lease->layout));
+		if (!save_or_wait(lease))
 			return false;
-		}
 	}
-	if (!claim(lease, &error))
+	if (!claim(lease))
 	{
-		exchange_failed("snowflake_registry_claim()", error);
-		snowflake_identity_waiting(psprintf(_("No node ID could be claimed from \"%s\" yet: %s"),
-											"snowflake.node_registry",
-											error ? error : _("unknown failure")));
+		snowflake_identity_waiting(psprintf(_("No node ID could be claimed from \"%s\" yet; snowflake_node_lease() says why."),
+											"snowflake.node_registry"));
 		return false;
 	}
-	exchange_worked();
 	lease->state = SNOWFLAKE_LEASE_HELD;
-	if (!save_lease(lease))
+	if (!save_or_wait(lease))
 		return false;
-	if (lease->floor_id >= 0)
-		snowflake_generator_replay_mark(lease->floor_id);
+	use_lease(lease);
 	ereport(LOG,
-			(errmsg("snowflake node ID %d leased from \"%s\"", lease->node_id,
-					"snowflake.node_registry"),
+			(errmsg("snowflake node ID %d leased from \"%s\"%s", lease->node_id,
+					"snowflake.node_registry", lease->fenced ? ", fenced" : ""),
 			 lease->floor_id >= 0 ?
-			 errdetail("It was held before; IDs start above %lld, its last holder's high-water mark.",
+			 errdetail("It was held before; IDs start above %lld.",
 					   (long long) lease->floor_id) : 0));
 	return true;
 }
@@ -855,8 +661,7 @@ claim_lease(SnowflakeLease *lease)
 static void
 release_lease(SnowflakeLease *lease)
 {
-	const char *error = NULL;
-	int			outcome;
+	int			outcome = RELEASE_FAILED;
 
 	if (lease->state == SNOWFLAKE_LEASE_HELD)
 	{
@@ -866,151 +671,82 @@ release_lease(SnowflakeLease *lease)
 		if (!save_lease(lease))
 			return;
 	}
-	if (lease->state == SNOWFLAKE_LEASE_RELEASING)
+	if (release(lease))
 	{
-		if (!release(lease, &error))
+		lease->state = SNOWFLAKE_LEASE_RELEASED;
+		if (save_lease(lease))
 		{
-			exchange_failed("snowflake_registry_release()", error);
-			outcome = RELEASE_FAILED;
+			outcome = RELEASE_DONE;
+			ereport(LOG,
+					(errmsg("snowflake node ID %d released to the registry, above ID %lld",
+							lease->node_id, (long long) lease->final_mark)));
 		}
-		else
-		{
-			exchange_worked();
-			lease->state = SNOWFLAKE_LEASE_RELEASED;
-			outcome = save_lease(lease) ? RELEASE_DONE : RELEASE_FAILED;
-			if (outcome == RELEASE_DONE)
-				ereport(LOG,
-						(errmsg("snowflake node ID %d released to the registry, above ID %lld",
-								lease->node_id, (long long) lease->final_mark)));
-		}
-		SpinLockAcquire(&registry->mutex);
-		if (registry->release != RELEASE_NONE)
-			registry->release = outcome;
-		SpinLockRelease(&registry->mutex);
-		ConditionVariableBroadcast(&registry->release_changed);
 	}
+	SpinLockAcquire(&registry->mutex);
+	if (registry->release != RELEASE_NONE)
+		registry->release = outcome;
+	SpinLockRelease(&registry->mutex);
+	ConditionVariableBroadcast(&registry->release_changed);
 }
 
-/*
- * A server restarted with another ID layout than its lease was claimed
- * with (lease_layout, from the lease file or the registry) stops
- * generating for this run: the lease answers for the old layout, and
- * others judge its IDs by it.
- */
+/* Stops generating with lease for this run, saying why, once. */
 static void
-withdraw_for_layout(const SnowflakeLease *lease, const char *lease_layout)
+withdraw(const SnowflakeLease *lease, const char *why, const char *message)
 {
-	char	   *running = snowflake_layout_text(snowflake_layout());
-
-	set_run_active(false);
-	yielded = true;
-	snowflake_identity_withdraw(psprintf(_("The lease of node ID %d was claimed with the ID layout %s, and this server runs %s: a lease serves the layout it was claimed with."),
-										 lease->node_id, lease_layout, running));
+	if (snowflake_identity_withdrawn())
+		return;
+	snowflake_identity_withdraw(why);
 	ereport(WARNING,
-			(errmsg("snowflake node ID %d was leased for another ID layout; this server stops generating IDs",
-					lease->node_id),
-			 errdetail("The lease was claimed with the layout %s; this server runs %s.",
-					   lease_layout, running),
-			 errhint("Restore the settings of that layout and restart: the registry serves one ID layout.")));
+			(errmsg_internal("%s", message),
+			 errdetail_internal("%s", why)));
 }
 
 /*
- * The report of a held lease, and what it means for this run:
- *
- *	the registry takes this run as active: generate (after resuming above
- *	every mark any run of the lease reported, if this run was not active);
- *	another run is active: do not generate, and wait for its time to run
- *	out (it stopped reporting) or be given up;
- *	the lease is not ours (reclaimed): claim another, or, generating
- *	already, stop for this run;
- *	no answer: with snowflake.registry_fencing off, generate on the lease
- *	saved here (a registry outage costs a holder nothing); with it on, a
- *	run generates only while a report the registry took keeps it the
- *	active one (fence_deadline_ms()), since another run may take the lease
- *	after that.
+ * A held lease.  Without fencing: generate with it (the layout it was
+ * claimed with permitting), and report once.  With fencing: report, and
+ * generate only within what the registry grants this run.
  */
 static void
 held_tick(SnowflakeLease *lease)
 {
+	const char *running = snowflake_layout_text(snowflake_layout());
+	bool		layout_ok = strcmp(lease->layout, running) == 0;
 	Report		r;
-	const char *error = NULL;
-	bool		was_active = run_active();
-	int64		sent_ms;
 
-	if (yielded)
-		return;
-
-	/*
-	 * model: fence (registry16.pml; checked here only, by the worker:
-	 * registry16_fence_at_worker_tick, _call_in_flight, _reload_moves_fence).
-	 * The fence goes first: a report may take a timeout to fail.  A worker
-	 * started again in this run does not know when the last report was
-	 * taken (last_report_ms is 0): it fences until it reports.
-	 */
-	if (snowflake_registry_fencing && was_active &&
-		snowflake_monotonic_ms() >= fence_deadline_ms())
+	/* model: claim-once: the saved lease is used as it is */
+	if (!lease->fenced && layout_ok)
+		snowflake_identity_assign(lease->node_id);
+	if (!lease->fenced && layout_ok && answered)
 	{
-		set_run_active(false);
-		was_active = false;
-		snowflake_identity_waiting(psprintf(_("The registry has not taken a report of this server's run in time, and \"%s\" is on: another server may hold the lease of node ID %d now."),
-											"snowflake.registry_fencing", lease->node_id));
-		ereport(WARNING,
-				(errmsg("snowflake node ID %d: the registry has not taken this run's report in time; this server stops generating IDs until it can report again",
-						lease->node_id),
-				 errdetail("\"%s\" is on.", "snowflake.registry_fencing")));
+		snowflake_peer_disconnect(&conn);
+		return;
 	}
 
-	if (!report(lease, &r, &sent_ms, &error))
+	if (!report(lease, &r))
 	{
-		exchange_failed("snowflake_registry_heartbeat()", error);
-		if (!asked_once)
+		/* a lease answers for its layout: only the registry may say more */
+		if (!layout_ok)
 		{
-			asked_once = true;
-			if (snowflake_registry_fencing)
-			{
-				snowflake_identity_waiting(psprintf(_("The registry could not confirm this server's run as the active one of the lease of node ID %d, and \"%s\" is on: %s"),
-													lease->node_id, "snowflake.registry_fencing",
-													error ? error : _("unknown failure")));
-				ereport(WARNING,
-						(errmsg("snowflake node ID %d: the registry cannot be reached; this server generates no IDs until it can report",
-								lease->node_id),
-						 errdetail("\"%s\" is on.", "snowflake.registry_fencing")));
-			}
-			else if (lease->layout[0] == '\0')
-				snowflake_identity_waiting(psprintf(_("The lease of node ID %d was saved without its ID layout, and the registry cannot confirm the layout now: %s"),
-													lease->node_id,
-													error ? error : _("unknown failure")));
-			else if (strcmp(lease->layout, snowflake_layout_text(snowflake_layout())) != 0)
-			{
-				/*
-				 * Restarted with another layout: the saved lease answers for
-				 * the one it was claimed with, and others judge our IDs by
-				 * it.  Only the registry, the authority on the lease, can
-				 * say otherwise: wait for its word.
-				 */
-				snowflake_identity_waiting(psprintf(_("The lease of node ID %d was saved with the ID layout %s, and this server runs %s; the registry cannot say now which layout the lease serves: %s"),
-													lease->node_id, lease->layout,
-													snowflake_layout_text(snowflake_layout()),
-													error ? error : _("unknown failure")));
-				ereport(WARNING,
-						(errmsg("snowflake node ID %d was leased for another ID layout; this server generates no IDs until the registry answers",
-								lease->node_id),
-						 errdetail("The lease was saved with the layout %s; this server runs %s.",
-								   lease->layout, snowflake_layout_text(snowflake_layout()))));
-			}
-			else if (snowflake_identity_node_id() < 0)
-				snowflake_identity_assign(lease->node_id);
+			snowflake_identity_waiting(psprintf(_("The lease of node ID %d was claimed with the ID layout %s, and this server runs %s; the registry cannot say now whether this server still holds it."),
+												lease->node_id, lease->layout, running));
+			log_once(&logged_wait, WARNING,
+					 psprintf(_("snowflake node ID %d was leased for another ID layout; this server generates no IDs until the registry answers"),
+							  lease->node_id),
+					 psprintf(_("The lease was claimed with the layout %s; this server runs %s."),
+							  lease->layout, running));
 		}
+		else if (lease->fenced && snowflake_identity_node_id() < 0)
+			snowflake_identity_waiting(psprintf(_("The lease of node ID %d is fenced, and the registry has not granted this server IDs yet; snowflake_node_lease() says why."),
+												lease->node_id));
 		return;
 	}
-	exchange_worked();
-	asked_once = true;
+	answered = true;
 
 	if (!r.held)
 	{
-		set_run_active(false);
 		if (snowflake_identity_node_id() < 0)
 		{
+			/* never used in this run: claim another */
 			ereport(LOG,
 					(errmsg("the snowflake node-ID registry no longer leases node ID %d to this server; claiming another",
 							lease->node_id)));
@@ -1018,70 +754,90 @@ held_tick(SnowflakeLease *lease)
 			(void) save_lease(lease);
 			return;
 		}
-		yielded = true;
-		snowflake_identity_withdraw(psprintf(_("The registry no longer leases node ID %d to this server (it was reclaimed); restart the server to claim another."),
-											 lease->node_id));
-		ereport(WARNING,
-				(errmsg("snowflake node ID %d was taken back by the registry; this server stops generating IDs",
-						lease->node_id)));
+		withdraw(lease,
+				 psprintf(_("The registry no longer leases node ID %d to this server (it was reclaimed); restart the server to claim another."),
+						  lease->node_id),
+				 psprintf(_("snowflake node ID %d was taken back by the registry; this server stops generating IDs"),
+						  lease->node_id));
 		return;
 	}
 
-	/* the registry's layout of the lease is the one to keep */
-	if (r.lease_layout[0] != '\0' && strcmp(lease->layout, r.lease_layout) != 0)
+	/* the registry's layout of the lease is the one it serves */
+	if (strcmp(lease->layout, r.layout) != 0)
 	{
-		strlcpy(lease->layout, r.lease_layout, sizeof(lease->layout));
-		(void) save_lease(lease);
-	}
-	if (r.lease_layout[0] != '\0' &&
-		strcmp(r.lease_layout, snowflake_layout_text(snowflake_layout())) != 0)
-	{
-		/* restarted with another layout: the lease answers for the old one */
-		withdraw_for_layout(lease, r.lease_layout);
-		return;
-	}
-
-	if (!r.active)
-	{
-		/*
-		 * Another run of a server with this lease holds it: a copy of this
-		 * data directory, the old primary after a failover, or this server's
-		 * own run before a restart (a crash, or a stop the registry did not
-		 * hear of).  Nothing tells them apart but time: wait, generating
-		 * nothing, until its time runs out or it gives it up.
-		 */
-		if (was_active || snowflake_identity_node_id() >= 0)
-			ereport(WARNING,
-					(errmsg("snowflake node ID %d: another server holds this lease as its active run; this server stops generating IDs until that run's time is out",
-							lease->node_id),
-					 errhint("If two servers run with one lease, stop the one that should not; a copy of a data directory must claim a lease of its own (remove its \"%s\" before it starts).",
-							 "pg_snowflake/lease")));
-		set_run_active(false);
-		snowflake_identity_waiting(psprintf(_("Another server holds the lease of node ID %d as its active run, for %lld ms more unless it reports again (a copy of this data directory, the old primary after a failover, or this server before a restart)."),
-											lease->node_id, (long long) Max(r.other_active_ms, 0)));
-		return;
-	}
-
-	last_report_ms = sent_ms;
-	if (!was_active)
-	{
-		/* a worker stopped and back in the same run closed it */
-		if (!snowflake_identity_withdrawn())
-			snowflake_generator_reopen();
-
-		/*
-		 * This run takes the lease: above every mark any run reported,
-		 * durably (a crash must not bring back IDs below it, and the
-		 * registry may not be there to say it again).  Not written: not
-		 * active; the next tick tries again.
-		 */
-		if (!snowflake_generator_raise_floor(r.high_water_id, LOG))
+		strlcpy(lease->layout, r.layout, sizeof(lease->layout));
+		if (!save_lease(lease))
 			return;
-		set_run_active(true);
 	}
-	/* a release under way must not be let through again */
-	if (lease->state == SNOWFLAKE_LEASE_HELD && !snowflake_identity_withdrawn())
+	if (strcmp(r.layout, running) != 0)
+	{
+		/* others judge this server's IDs by the lease's layout */
+		withdraw(lease,
+				 psprintf(_("The lease of node ID %d was claimed with the ID layout %s, and this server runs %s: a lease serves the layout it was claimed with; restore that layout and restart."),
+						  lease->node_id, r.layout, running),
+				 psprintf(_("snowflake node ID %d was leased for another ID layout; this server generates no IDs"),
+						  lease->node_id));
+		return;
+	}
+	if (!lease->fenced)
+	{
 		snowflake_identity_assign(lease->node_id);
+		return;
+	}
+
+	if (!r.current)
+	{
+		/*
+		 * Another run holds the lease: a copy of this data directory, the
+		 * old primary after a failover, or this server before a restart.
+		 */
+		snowflake_identity_waiting(psprintf(_("Another run of a server with the lease of node ID %d is current at the registry, for %lld ms more unless it reports again: a copy of this data directory, the old primary after a failover, or this server before a restart."),
+											lease->node_id, (long long) Max(r.other_run_ms, 0)));
+		log_once(&logged_wait, WARNING,
+				 psprintf(_("snowflake node ID %d waits: another server reports with this lease"),
+						  lease->node_id),
+				 _("If two servers run with one lease, stop the one that should not; a copy of a data directory must claim a lease of its own (remove its \"pg_snowflake/lease\" before it starts)."));
+		return;
+	}
+
+	/* model: floor-in-every-answer, durably before the grant is used */
+	if (!snowflake_generator_raise_floor(r.floor_id, LOG))
+		return;
+	snowflake_generator_grant(r.granted_until);
+
+	/*
+	 * A run that has just become current is granted up to its floor only:
+	 * ask again at once, and let calls in when there is room above it.
+	 */
+	renew_soon = snowflake_id_ms(snowflake_layout(), r.floor_id) >=
+		r.granted_until - snowflake_layout()->epoch_ms;
+	if (renew_soon)
+	{
+		snowflake_identity_waiting(psprintf(_("The lease of node ID %d is fenced, and this run has just become its current one: it waits for its first grant past its floor."),
+											lease->node_id));
+		return;
+	}
+	if (snowflake_id_ms(snowflake_layout(), r.floor_id) + snowflake_layout()->epoch_ms >
+		snowflake_wall_clock_ms() + snowflake_allowed_lead_ms() + snowflake_max_wait_ms())
+	{
+		/* rarely: a clock far behind the registry's, or a policy of no lead */
+		snowflake_identity_waiting(psprintf(_("The lease of node ID %d starts above ID %lld, further ahead of this server's clock than \"%s\" lets IDs run."),
+											lease->node_id, (long long) r.floor_id,
+											"snowflake.clock_policy"));
+		return;
+	}
+	/* after a wait, or at the start of this worker: said once */
+	if (logged_wait != NULL || !answered_current)
+		ereport(LOG,
+				(errmsg("snowflake node ID %d: this run is the current one of its fenced lease, granted IDs up to %s",
+						lease->node_id, snowflake_unix_ms_to_str(r.granted_until))));
+	if (logged_wait != NULL)
+	{
+		pfree(logged_wait);
+		logged_wait = NULL;
+	}
+	answered_current = true;
+	snowflake_identity_assign(lease->node_id);
 }
 
 /*
@@ -1094,11 +850,11 @@ snowflake_registry_tick(void)
 	bool		release_asked;
 
 	/* a standby's lease is its primary's, from WAL */
-	if (RecoveryInProgress() || registry->lease.state < 0)
+	if (RecoveryInProgress())
 		return;
-
-
 	lease_copy(&lease);
+	if (lease.state < 0)
+		return;
 	SpinLockAcquire(&registry->mutex);
 	release_asked = registry->release != RELEASE_NONE;
 	SpinLockRelease(&registry->mutex);
@@ -1110,19 +866,15 @@ snowflake_registry_tick(void)
 		release_lease(&lease);
 		return;
 	}
-
+	if (snowflake_identity_withdrawn())
+		return;
 	/* released in an earlier run: this start claims anew */
-	if (lease.state == SNOWFLAKE_LEASE_RELEASED &&
-		snowflake_identity_node_id() < 0 && !snowflake_identity_withdrawn())
+	if (lease.state == SNOWFLAKE_LEASE_RELEASED)
 		lease.state = SNOWFLAKE_LEASE_NONE;
-
-	/* no lease, or a claim a crash interrupted: claim (again) */
 	if ((lease.state == SNOWFLAKE_LEASE_NONE ||
 		 lease.state == SNOWFLAKE_LEASE_CLAIMING) && !claim_lease(&lease))
 		return;
-
-	if (lease.state == SNOWFLAKE_LEASE_HELD)
-		held_tick(&lease);
+	held_tick(&lease);
 }
 
 /* ----------
@@ -1149,6 +901,12 @@ state_name(int state)
 	return "damaged";
 }
 
+static Datum
+unix_ms_datum(int64 unix_ms)
+{
+	return TimestampTzGetDatum((unix_ms - SNOWFLAKE_PG_EPOCH_UNIX_MS) * 1000);
+}
+
 /*
  * snowflake_node_lease() RETURNS record: the lease as this server keeps it,
  * and what the registry last said.  Reads only.
@@ -1156,36 +914,39 @@ state_name(int state)
 Datum
 snowflake_node_lease(PG_FUNCTION_ARGS)
 {
-	TupleDesc	tupdesc = snowflake_result_tupdesc(fcinfo, 7);
-	Datum		values[7];
-	bool		nulls[7] = {false};
+	TupleDesc	tupdesc = snowflake_result_tupdesc(fcinfo, 8);
+	Datum		values[8];
+	bool		nulls[8] = {false};
 	SnowflakeLease lease;
 	int64		reported_at;
-	int64		reported_id;
+	int64		granted_until;
 	char		error[ERROR_LEN];
+	bool		held;
 
 	snowflake_require_preload();
 	SpinLockAcquire(&registry->mutex);
 	lease = registry->lease;
 	reported_at = registry->reported_at;
-	reported_id = registry->reported_id;
+	granted_until = registry->granted_until;
 	memcpy(error, registry->error, ERROR_LEN);
 	SpinLockRelease(&registry->mutex);
+	held = lease.state >= SNOWFLAKE_LEASE_HELD;
 
 	values[0] = CStringGetTextDatum(leasing() ? state_name(lease.state) : "not leasing");
 	values[1] = Int32GetDatum(lease.node_id);
-	nulls[1] = lease.state < SNOWFLAKE_LEASE_HELD;
+	nulls[1] = !held;
 	values[2] = Int64GetDatum(lease.claim_token);
 	nulls[2] = lease.state <= SNOWFLAKE_LEASE_NONE;
 	values[3] = Int64GetDatum(lease.floor_id);
-	nulls[3] = lease.state < SNOWFLAKE_LEASE_HELD || lease.floor_id < 0;
-	if (reported_at > 0)
-		values[4] = TimestampTzGetDatum((reported_at - SNOWFLAKE_PG_EPOCH_UNIX_MS) * 1000);
-	nulls[4] = reported_at <= 0;
-	values[5] = Int64GetDatum(reported_id);
-	nulls[5] = reported_at <= 0 || reported_id < 0;
-	values[6] = error[0] ? CStringGetTextDatum(error) : (Datum) 0;
-	nulls[6] = error[0] == '\0';
+	nulls[3] = !held || lease.floor_id < 0;
+	values[4] = BoolGetDatum(lease.fenced != 0);
+	nulls[4] = lease.state <= SNOWFLAKE_LEASE_NONE;
+	values[5] = unix_ms_datum(reported_at);
+	nulls[5] = reported_at <= 0;
+	values[6] = unix_ms_datum(granted_until);
+	nulls[6] = granted_until <= 0;
+	values[7] = error[0] ? CStringGetTextDatum(error) : (Datum) 0;
+	nulls[7] = error[0] == '\0';
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
@@ -1202,7 +963,8 @@ Datum
 snowflake_release_node_id(PG_FUNCTION_ARGS)
 {
 	SnowflakeLease lease;
-	PGPROC	   *worker;
+	pid_t		worker_pid;
+	int			worker_procno;
 	int64		deadline;
 	int			outcome;
 
@@ -1219,12 +981,6 @@ snowflake_release_node_id(PG_FUNCTION_ARGS)
 				 errmsg("cannot release a snowflake node ID during recovery"),
 				 errdetail("A standby shares its primary's lease.")));
 	lease_copy(&lease);
-	if (lease.state == SNOWFLAKE_LEASE_HELD && !run_active())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("this server is not the active holder of its snowflake node-ID lease"),
-				 errdetail("The registry has not taken this server's run as the lease's active one (it cannot be reached, or another run holds the lease)."),
-				 errhint("Release the node ID on the server that generates with it.")));
 	if (lease.state != SNOWFLAKE_LEASE_HELD &&
 		lease.state != SNOWFLAKE_LEASE_RELEASING &&
 		lease.state != SNOWFLAKE_LEASE_RELEASED)
@@ -1239,10 +995,18 @@ snowflake_release_node_id(PG_FUNCTION_ARGS)
 	SpinLockAcquire(&registry->mutex);
 	if (registry->release == RELEASE_NONE || registry->release == RELEASE_FAILED)
 		registry->release = RELEASE_PENDING;
-	worker = registry->worker;
+	worker_pid = registry->worker_pid;
+	worker_procno = registry->worker_procno;
 	SpinLockRelease(&registry->mutex);
-	if (worker != NULL)
-		SetLatch(&worker->procLatch);
+
+	/*
+	 * The worker has no database, so it is not in the proc array: its slot
+	 * is found by number, and woken only if it still has the worker's pid
+	 * (a latch of a process that took the slot since only wakes it once).
+	 */
+	if (worker_pid != 0 &&
+		ProcGlobal->allProcs[worker_procno].pid == worker_pid)
+		SetLatch(&ProcGlobal->allProcs[worker_procno].procLatch);
 
 	deadline = snowflake_monotonic_ms() + 2 * (int64) snowflake_peer_timeout +
 		RETRY_INTERVAL_MS;

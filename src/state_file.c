@@ -78,7 +78,7 @@
 #define LEASE_FILE			SNOWFLAKE_STATE_DIR "/lease"
 #define LEASE_FILE_TMP		LEASE_FILE ".tmp"
 #define LEASE_MAGIC			0x4C454153	/* "LEAS" */
-#define LEASE_VERSION		2	/* 1: without the layout */
+#define LEASE_VERSION		3	/* 2: 1.6's, without "fenced" */
 #define ERROR_LEN			256
 
 /*
@@ -164,27 +164,14 @@ typedef struct LeaseRecord
 	pg_crc32c	crc;			/* CRC-32C of everything above */
 } LeaseRecord;
 
-/* ... as 1.6 first wrote it, without the lease's layout */
-typedef struct SnowflakeLeaseV1
-{
-	int32		state;
-	int32		node_id;
-	int64		claim_token;
-	int64		floor_id;
-	int64		final_mark;
-	uint64		system_identifier;
-} SnowflakeLeaseV1;
-
-StaticAssertDecl(sizeof(SnowflakeLeaseV1) == SNOWFLAKE_LEASE_V1_SIZE,
-				 "a lease of version 1 is a prefix of SnowflakeLease");
-
-typedef struct LeaseRecordV1
+/* ... as 1.6 wrote it: the lease up to "fenced" */
+typedef struct LeaseRecordV2
 {
 	uint32		magic;
 	uint32		version;
-	SnowflakeLeaseV1 lease;
+	char		lease[SNOWFLAKE_LEASE_V2_SIZE];
 	pg_crc32c	crc;
-} LeaseRecordV1;
+} LeaseRecordV2;
 
 static pg_crc32c
 lease_crc(const LeaseRecord *rec)
@@ -197,22 +184,22 @@ lease_crc(const LeaseRecord *rec)
 	return crc;
 }
 
-/* a version 1 record: its lease, the layout left empty (unknown) */
+/* a record of version 2 (1.6): its lease, not fenced */
 static bool
-read_lease_v1(const char *buf, SnowflakeLease *lease)
+read_lease_v2(const char *buf, SnowflakeLease *lease)
 {
-	LeaseRecordV1 rec;
+	LeaseRecordV2 rec;
 	pg_crc32c	crc;
 
 	memcpy(&rec, buf, sizeof(rec));
 	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, &rec, offsetof(LeaseRecordV1, crc));
+	COMP_CRC32C(crc, &rec, offsetof(LeaseRecordV2, crc));
 	FIN_CRC32C(crc);
-	if (rec.magic != LEASE_MAGIC || rec.version != 1 || !EQ_CRC32C(rec.crc, crc))
+	if (rec.magic != LEASE_MAGIC || rec.version != 2 || !EQ_CRC32C(rec.crc, crc))
 		return false;
 	memset(lease, 0, sizeof(SnowflakeLease));
-	memcpy(lease, &rec.lease, SNOWFLAKE_LEASE_V1_SIZE);
-	return true;
+	memcpy(lease, rec.lease, SNOWFLAKE_LEASE_V2_SIZE);
+	return memchr(lease->layout, '\0', sizeof(lease->layout)) != NULL;
 }
 
 Size
@@ -663,13 +650,14 @@ snowflake_lease_file_read(SnowflakeLease *lease, char **problem)
 		rec.version == LEASE_VERSION && EQ_CRC32C(rec.crc, lease_crc(&rec)) &&
 		memchr(rec.lease.layout, '\0', sizeof(rec.lease.layout)) != NULL)
 		*lease = rec.lease;
-	else if (!(nread == sizeof(LeaseRecordV1) && read_lease_v1(buf, lease)))
+	else if (!(nread == sizeof(LeaseRecordV2) && read_lease_v2(buf, lease)))
 	{
 		*problem = psprintf(_("file \"%s\" is corrupt"), LEASE_FILE);
 		return false;
 	}
 	if (lease->state < SNOWFLAKE_LEASE_NONE ||
-		lease->state > SNOWFLAKE_LEASE_RELEASED)
+		lease->state > SNOWFLAKE_LEASE_RELEASED ||
+		(lease->fenced != 0 && lease->fenced != 1))
 	{
 		memset(lease, 0, sizeof(SnowflakeLease));
 		*problem = psprintf(_("file \"%s\" is corrupt"), LEASE_FILE);

@@ -60,14 +60,21 @@ typedef struct SnowflakeLease
 	/*
 	 * The ID layout the lease was claimed with (snowflake_layout_text()),
 	 * so that a server restarted with another refuses the lease without
-	 * asking the registry; "" in a lease saved before 1.6 kept it, which the
-	 * registry must then confirm first.  Last, so that such a lease is a
-	 * prefix of this one (SNOWFLAKE_LEASE_V1_SIZE bytes).
+	 * asking the registry.
 	 */
 	char		layout[32];
+
+	/*
+	 * Claimed with snowflake.registry_fencing: IDs only within what the
+	 * registry grants, for as long as the lease is held (A7).  A lease of
+	 * 1.6 (file version 2, WAL info XLOG_SNOWFLAKE_LEASE) ends before it,
+	 * and is not fenced.
+	 */
+	int32		fenced;
+	int32		padding;		/* zero */
 } SnowflakeLease;
 
-#define SNOWFLAKE_LEASE_V1_SIZE		offsetof(SnowflakeLease, layout)
+#define SNOWFLAKE_LEASE_V2_SIZE		offsetof(SnowflakeLease, fenced)
 
 extern bool snowflake_lease_file_read(SnowflakeLease *lease, char **problem);
 extern bool snowflake_lease_file_write(const SnowflakeLease *lease, int elevel);

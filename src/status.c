@@ -92,6 +92,12 @@ current_problem(const SnowflakeLayout *layout,
 	if (lead_ms > snowflake_allowed_lead_ms() + snowflake_max_wait_ms())
 		return psprintf(_("the generator is %lld ms ahead of the system clock"),
 						(long long) lead_ms);
+	if (gen->granted_ms != PG_INT64_MAX &&
+		now_unix_ms - layout->epoch_ms > gen->granted_ms)
+		return gen->granted_ms < 0 ?
+			pstrdup(_("the registry has granted this fenced lease no IDs yet")) :
+			psprintf(_("the registry has granted this fenced lease no IDs past %s"),
+					 snowflake_unix_ms_to_str(layout->epoch_ms + gen->granted_ms));
 	return NULL;
 }
 

@@ -40,7 +40,8 @@
 #include "wal.h"
 
 #define XLOG_SNOWFLAKE_HWM		0x00
-#define XLOG_SNOWFLAKE_LEASE	0x10
+#define XLOG_SNOWFLAKE_LEASE_V2	0x10	/* 1.6's: the lease up to "fenced" */
+#define XLOG_SNOWFLAKE_LEASE	0x20
 
 typedef struct xl_snowflake_hwm
 {
@@ -96,7 +97,7 @@ snowflake_wal_record_kind(XLogReaderState *record)
 
 	if (info == XLOG_SNOWFLAKE_HWM)
 		return SNOWFLAKE_WAL_MARK;
-	if (info == XLOG_SNOWFLAKE_LEASE)
+	if (info == XLOG_SNOWFLAKE_LEASE || info == XLOG_SNOWFLAKE_LEASE_V2)
 		return SNOWFLAKE_WAL_LEASE;
 	elog(PANIC, "snowflake_redo: unknown op code %u", info);
 	pg_unreachable();
@@ -116,21 +117,22 @@ snowflake_wal_read_mark(XLogReaderState *record)
 }
 
 /*
- * The lease of a lease record being replayed.  A record of 1.6 before the
- * lease kept its layout is a prefix of one now; its layout is left empty
- * (unknown).
+ * The lease of a lease record being replayed: one of 1.6
+ * (XLOG_SNOWFLAKE_LEASE_V2) is a prefix of one now, and not fenced.
  */
 void
 snowflake_wal_read_lease(XLogReaderState *record, SnowflakeLease *lease)
 {
 	uint32		len = XLogRecGetDataLen(record);
+	uint32		expected = (XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_SNOWFLAKE_LEASE ?
+		sizeof(SnowflakeLease) : SNOWFLAKE_LEASE_V2_SIZE;
 
-	if (len != sizeof(SnowflakeLease) && len != SNOWFLAKE_LEASE_V1_SIZE)
-		elog(PANIC, "snowflake lease record has %u bytes, not %zu or %zu",
-			 len, sizeof(SnowflakeLease), (size_t) SNOWFLAKE_LEASE_V1_SIZE);
+	if (len != expected)
+		elog(PANIC, "snowflake lease record has %u bytes, not %u", len, expected);
 	memset(lease, 0, sizeof(SnowflakeLease));
 	memcpy(lease, XLogRecGetData(record), len);
 	lease->layout[sizeof(lease->layout) - 1] = '\0';
+	lease->fenced = lease->fenced != 0;
 }
 
 void
@@ -147,16 +149,17 @@ snowflake_wal_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "hwm_id %lld node_id %d",
 						 (long long) rec.hwm_id, rec.node_id);
 	}
-	else if (info == XLOG_SNOWFLAKE_LEASE &&
-			 (XLogRecGetDataLen(record) == sizeof(SnowflakeLease) ||
-			  XLogRecGetDataLen(record) == SNOWFLAKE_LEASE_V1_SIZE))
+	else if ((info == XLOG_SNOWFLAKE_LEASE &&
+			  XLogRecGetDataLen(record) == sizeof(SnowflakeLease)) ||
+			 (info == XLOG_SNOWFLAKE_LEASE_V2 &&
+			  XLogRecGetDataLen(record) == SNOWFLAKE_LEASE_V2_SIZE))
 	{
 		SnowflakeLease lease;
 
 		snowflake_wal_read_lease(record, &lease);
-		appendStringInfo(buf, "state %d node_id %d floor_id %lld final_mark %lld layout \"%s\"",
+		appendStringInfo(buf, "state %d node_id %d floor_id %lld final_mark %lld layout \"%s\" fenced %d",
 						 lease.state, lease.node_id, (long long) lease.floor_id,
-						 (long long) lease.final_mark, lease.layout);
+						 (long long) lease.final_mark, lease.layout, lease.fenced);
 	}
 }
 
@@ -167,5 +170,7 @@ snowflake_wal_identify(uint8 info)
 		return "HWM";
 	if ((info & ~XLR_INFO_MASK) == XLOG_SNOWFLAKE_LEASE)
 		return "LEASE";
+	if ((info & ~XLR_INFO_MASK) == XLOG_SNOWFLAKE_LEASE_V2)
+		return "LEASE_V2";
 	return NULL;
 }

@@ -11,14 +11,14 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
+use Time::HiRes qw(time usleep);
 
 our @EXPORT = qw(snowflake_node wait_for_exit start_fails start_with_faketime
   set_clock_offset start_pgbench finish_pgbench dump_and_restore
   skip_all_without_extension skip_all_without_program skip_all_without_faketime
   faketime_library start_with_failio set_failio wait_for_stall sqlstate_of
   worker_pid proc_status_kb setup_registry wait_for_crash_restart
-  wait_for_peer_rounds);
+  wait_for_peer_rounds poll_until_sqlstate);
 
 # --- optional dependencies ------------------------------------------------------
 # A script whose dependency is missing for the PostgreSQL under test ends
@@ -77,19 +77,18 @@ sub snowflake_node
 }
 
 # Makes the started node a registry of node IDs as doc/operations.md sets
-# one up: the extension, and a login role snowflake_registry with the
-# privileges the servers need and no more.
+# one up: the extension snowflake_registry, and a login role
+# snowflake_registry with the privileges the servers need and no more.
 sub setup_registry
 {
 	my ($registry) = @_;
 	$registry->safe_psql('postgres', q{
-		CREATE EXTENSION snowflake;
+		CREATE EXTENSION snowflake_registry;
 		CREATE ROLE snowflake_registry LOGIN;
-		GRANT SELECT, INSERT, UPDATE ON snowflake_node_lease TO snowflake_registry;
-		GRANT EXECUTE ON FUNCTION snowflake_registry_claim(numeric, bigint, text, text, integer),
-		                          snowflake_registry_heartbeat(integer, numeric, bigint, bigint, bigint, timestamptz, bigint, bigint, bigint, text, integer),
-		                          snowflake_registry_deactivate(integer, numeric, bigint, bigint, bigint),
-		                          snowflake_registry_release(integer, numeric, bigint, bigint, bigint)
+		GRANT USAGE ON SCHEMA snowflake_registry TO snowflake_registry;
+		GRANT SELECT, INSERT, UPDATE ON snowflake_registry.node_lease TO snowflake_registry;
+		GRANT EXECUTE ON FUNCTION snowflake_registry.claim, snowflake_registry.report,
+		                          snowflake_registry.release
 		   TO snowflake_registry;
 	});
 	return;
@@ -272,6 +271,22 @@ sub sqlstate_of
 	return '00000' if $ret == 0;
 	return $1 if $err =~ /(?:ERROR|FATAL):\s+([0-9A-Z]{5})/;
 	return "?: $err";
+}
+
+# Runs $sql until it fails with $sqlstate, within the default timeout;
+# true if it did.  For a state that is reached when something stops
+# working (a fence, a grant that runs out), which poll_query_until, which
+# waits for an answer, cannot wait for.
+sub poll_until_sqlstate
+{
+	my ($node, $sql, $sqlstate) = @_;
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
+	while (time() < $deadline)
+	{
+		return 1 if sqlstate_of($node, $sql) eq $sqlstate;
+		usleep(100_000);
+	}
+	return 0;
 }
 
 # --- processes -----------------------------------------------------------------

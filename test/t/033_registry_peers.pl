@@ -8,10 +8,14 @@
 # following, checks 15 and 16 fail).  Rows the checker cannot use are used
 # for nothing and hide no holder, but hold the gate of a server that
 # starts while they are there (every listed peer must answer, or refuse
-# the connection, before a server's first ID).  A server with a node ID by
-# hand, which the registry does not list, yields on any conflict with a
-# holder, which cannot check it; a lease of its node ID, or of another
-# layout, is a conflict whatever its address.
+# the connection, before a server's first ID).  The registry lists every
+# unreleased lease of a holder that reported its address, a fenced one
+# only while it reports: a fenced holder that stops drops out.  A server
+# with a node ID by hand, which the registry does not list, yields on any
+# conflict with a holder, which cannot check it; a lease of its node ID,
+# or of another layout, is a conflict whatever its address, until it is
+# released.  A holder restarted with another layout generates nothing on
+# its lease, whether the registry answers or not.
 use strict;
 use warnings FATAL => 'all';
 use FindBin;
@@ -93,7 +97,7 @@ is(join(',', sort @ids), '0,1,2', 'three servers with one configuration lease no
 
 my %port_of = map { ($ids[$_] => $servers[$_]->port) } 0 .. 2;
 my $addresses = join(' AND ', map {
-	"(SELECT address FROM snowflake_node_lease WHERE node_id = $_ AND released_at IS NULL)"
+	"(SELECT address FROM snowflake_registry.node_lease WHERE node_id = $_ AND released_at IS NULL)"
 	  . " = 'hostaddr=127.0.0.1 port=$port_of{$_}'" } sort keys %port_of);
 ok($registry->poll_query_until('postgres', "SELECT $addresses"),
 	'each holder\'s address in the registry is where the registry saw it connect from, with its port');
@@ -107,8 +111,10 @@ is(join(',', map { $_->safe_psql('postgres', 'SELECT problem IS NULL FROM snowfl
 	't,t,t', 'no conflict among them');
 
 # --- a fourth server joins: the others check it from their next round on --------------
-# (it says where to reach it itself, with snowflake.advertise_address)
-my $late = holder('server_d');
+# (it says where to reach it itself, with snowflake.advertise_address; its
+# lease is fenced, reported every second, for the check below that a
+# holder that stops drops out of the list)
+my $late = holder('server_d', "snowflake.registry_fencing = on\n");
 $late->append_conf('postgresql.conf',
 	"snowflake.advertise_address = 'host=127.0.0.1 port=" . $late->port . "'\n");
 $late->start;
@@ -117,8 +123,8 @@ my $late_id = wait_for_node_id($late);
 is($late_id, '3', 'a fourth server leases node ID 3');
 ok($registry->poll_query_until('postgres',
 		"SELECT address = 'host=127.0.0.1 port=" . $late->port
-		  . "' FROM snowflake_node_lease WHERE node_id = 3"),
-	'the registry keeps the address it advertises');
+		  . "' FROM snowflake_registry.node_lease WHERE node_id = 3 AND fenced"),
+	'the registry keeps the address it advertises, with its fenced lease');
 my @all_ids = (@ids, $late_id);
 for my $i (0 .. 2)
 {
@@ -181,10 +187,10 @@ is($behind->safe_psql('postgres', q{
 # about 100 MB, more than the checker may hold.
 my $port_a = $servers[0]->port;
 $registry->safe_psql('postgres', qq{
-	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
-	                                  floor_id, high_water_id, claimed_at, heartbeat_at, instance_token,
-	                                  active_until, address)
-	SELECT id, 1, 1, 'planted', '1735689600000/10/12', 0, 0, now(), now(), 1, now() + interval '1 hour', a
+	INSERT INTO snowflake_registry.node_lease (node_id, system_identifier, claim_token, holder, layout,
+	                                           fenced, floor_id, high_water_id, claimed_at, reported_at,
+	                                           address)
+	SELECT id, 1, 1, 'planted', '1735689600000/10/12', false, 0, 0, now(), now(), a
 	  FROM (VALUES (50, 'host=127.0.0.1 dbname=other'),
 	               (51, 'host=db3.internal hostaddr=127.0.0.1 port=$port_a'),
 	               (52, 'hostaddr=127.0.0.1 port=$port_a'),
@@ -195,7 +201,7 @@ my $planted_want = join("\n",
 	'host=127.0.0.1 port=' . $port_a . ' dbname=postgres unreachable: the registry\'s address for node ID 52 reaches the server of node ID ' . $ids[0],
 	'registry:node ID 50 unreachable: the registry\'s address for node ID 50 is not usable: it sets "dbname"; an address sets only "host" or "hostaddr", and "port"',
 	'registry:node ID 51 unreachable: the registry\'s address for node ID 51 is not usable: it sets both "host" and "hostaddr"',
-	'registry:node ID 54 unreachable: the registry\'s address for node ID 54 is not usable: column "address" of snowflake_node_lease is longer than 1024 bytes');
+	'registry:node ID 54 unreachable: the registry\'s address for node ID 54 is not usable: column "address" of snowflake_registry.node_lease is longer than 1024 bytes');
 ok($servers[1]->poll_query_until('postgres', $planted, $planted_want),
 	'a row with more than an address, one with a host name and a host address, and one of 100 MB are not used; a row that reaches another holder is not judged')
   or diag($servers[1]->safe_psql('postgres', $planted));
@@ -225,26 +231,27 @@ $servers[1]->safe_psql('postgres', qq{
 	ALTER SYSTEM SET snowflake.peers = 'registry:dbname=postgres passfile=$passfile';
 	SELECT pg_reload_conf()});
 $registry->safe_psql('postgres', "
-	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
-	                                  floor_id, high_water_id, claimed_at, instance_token,
-	                                  active_until, address)
-	VALUES (53, 0, 0, 'planted', '1735689600000/10/12', 0, 0, now(), 1, now() + interval '1 hour',
+	INSERT INTO snowflake_registry.node_lease (node_id, system_identifier, claim_token, holder, layout,
+	                                           fenced, floor_id, high_water_id, claimed_at, address)
+	VALUES (53, 0, 0, 'planted', '1735689600000/10/12', false, 0, 0, now(),
 	        'hostaddr=127.0.0.1 port=" . $fake->port . "')");
 ok($servers[1]->poll_query_until('postgres',
 		"SELECT status LIKE 'unreachable: %' FROM snowflake_peers()"
 		  . " WHERE peer = 'host=127.0.0.1 port=" . $fake->port . " dbname=postgres'"),
 	'the checker tried the forged address');
 unlike($fake->passwords, qr/secret-of/, 'and sent it no password of another host');
-$registry->safe_psql('postgres', 'DELETE FROM snowflake_node_lease WHERE node_id = 53');
+$registry->safe_psql('postgres', 'DELETE FROM snowflake_registry.node_lease WHERE node_id = 53');
 $servers[1]->safe_psql('postgres', 'ALTER SYSTEM RESET snowflake.peers; SELECT pg_reload_conf()');
 $fake->stop;
 
-# --- a holder stopped cleanly is no longer asked for --------------------------------------
+# --- a fenced holder that stops is no longer asked for ------------------------------------
+# (1.6 dropped any holder at its clean stop, which it told the registry; an
+# unfenced lease now stays listed until it is released, by design)
 $late->stop;
 ok($servers[1]->poll_query_until('postgres',
 		"SELECT count(*) = 0 FROM snowflake_peers() WHERE node_id = $late_id OR status LIKE '%node $late_id%'"
 		  . " OR peer LIKE '%port=" . $late->port . " %'"),
-	'a holder stopped cleanly drops out of the list');
+	'a fenced holder that stopped drops out of the list once it no longer reports');
 
 # --- a server the registry does not list yields: the holders cannot check it -----------
 # It has node ID 4 by hand.  It starts while the planted rows are still
@@ -270,7 +277,7 @@ ok($manual->poll_query_until('postgres', q{
 ok($manual->poll_query_until('postgres', 'SELECT problem IS NULL FROM snowflake_status()'),
 	'and generates: a lease of another node ID, though its address cannot be asked, holds no gate')
   or diag($manual->safe_psql('postgres', 'SELECT peer, reachable, status FROM snowflake_peers()'));
-$registry->safe_psql('postgres', 'DELETE FROM snowflake_node_lease WHERE node_id IN (50, 51, 52, 54)');
+$registry->safe_psql('postgres', 'DELETE FROM snowflake_registry.node_lease WHERE node_id IN (50, 51, 52, 54)');
 $manual->safe_psql('postgres', 'SELECT snowflake_nextval()');
 my $newcomer = holder('server_e');
 $newcomer->start;
@@ -288,14 +295,14 @@ ok($manual->log_contains('the servers that find their peers in the snowflake reg
 	'the hand-set server says that the registry does not list it');
 
 # --- a lease proves a conflict without an address --------------------------------------
-# A server with node ID 50 by hand, which the registry leases to a run
-# active now whose address cannot be used: the lease alone says that
-# another server generates with node ID 50.
+# A server with node ID 50 by hand, which the registry leases to a holder
+# whose address cannot be used: the lease alone says that another server
+# generates with node ID 50.
 $registry->safe_psql('postgres', q{
-	INSERT INTO snowflake_node_lease (node_id, system_identifier, claim_token, holder, layout,
-	                                  floor_id, high_water_id, claimed_at, heartbeat_at, instance_token,
-	                                  active_until, address)
-	VALUES (50, 1, 1, 'planted', '1735689600000/10/12', 0, 0, now(), now(), 1, now() + interval '1 hour',
+	INSERT INTO snowflake_registry.node_lease (node_id, system_identifier, claim_token, holder, layout,
+	                                           fenced, floor_id, high_water_id, claimed_at, reported_at,
+	                                           address)
+	VALUES (50, 1, 1, 'planted', '1735689600000/10/12', false, 0, 0, now(), now(),
 	        'host=127.0.0.1 dbname=other')});
 my $manual50 = holder('manual50', "snowflake.node_id = 50\n");
 $manual50->start;
@@ -303,21 +310,24 @@ $manual50->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 ok($manual50->poll_query_until('postgres',
 		"SELECT status = 'conflict: the registry leases node ID 50 to another server, which cannot check this server'"
 		  . " FROM snowflake_peers() WHERE peer = 'registry:node ID 50' AND status LIKE 'conflict%'"),
-	'a server with a node ID by hand that the registry leases to an active run sees the conflict in the lease');
+	'a server with a node ID by hand that the registry leases to another server sees the conflict in the lease');
 is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 	'and generates no ID, though the holder\'s address cannot be used');
 
-# The holder's run lapses without a clean stop (cut off from the registry,
-# or the registry's clock stepped): it may still generate, so the lease
-# still counts.  (Every other listed server answers, none in conflict:
-# nothing else keeps the conflict alive.)
+# The lease is fenced and its holder has not reported for an hour: the
+# registry no longer lists it as a holder to ask, but only a release ends
+# a lease (the holder may be one cut off from the registry), so it still
+# counts.  (1.6's active run lapsing is gone: 1.7 has no active run.)
+# (Every other listed server answers, none in conflict: nothing else
+# keeps the conflict alive.)
 my $lapsed_at = $manual50->safe_psql('postgres', 'SELECT clock_timestamp()');
 $registry->safe_psql('postgres',
-	"UPDATE snowflake_node_lease SET active_until = now() - interval '1 second' WHERE node_id = 50");
+	"UPDATE snowflake_registry.node_lease SET fenced = true, run_token = 1,"
+	  . " reported_at = now() - interval '1 hour' WHERE node_id = 50");
 ok($manual50->poll_query_until('postgres',
 		"SELECT checked_at > '$lapsed_at' FROM snowflake_peers() WHERE peer = 'registry:node ID 50'"
 		  . " AND status LIKE 'conflict%'"),
-	'a round after the holder\'s run lapsed, the lease is still a conflict');
+	'a round after the fenced holder went silent, the lease is still a conflict');
 is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 	'and the server still generates no ID');
 
@@ -325,7 +335,7 @@ is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 # the same (fencing off), so the lease counts.
 my $unreported_at = $manual50->safe_psql('postgres', 'SELECT clock_timestamp()');
 $registry->safe_psql('postgres',
-	"UPDATE snowflake_node_lease SET heartbeat_at = NULL, instance_token = NULL, active_until = NULL,"
+	"UPDATE snowflake_registry.node_lease SET fenced = false, run_token = NULL, reported_at = NULL,"
 	  . " address = NULL WHERE node_id = 50");
 ok($manual50->poll_query_until('postgres',
 		"SELECT checked_at > '$unreported_at' FROM snowflake_peers() WHERE peer = 'registry:node ID 50'"
@@ -337,7 +347,7 @@ is($manual50->psql('postgres', 'SELECT snowflake_nextval()'), 3,
 # The operator's reservation of a hand-set number (doc/operations.md,
 # system identifier 0) is no holder: the conflict is lifted.
 $registry->safe_psql('postgres',
-	"UPDATE snowflake_node_lease SET system_identifier = 0, claim_token = 0 WHERE node_id = 50");
+	"UPDATE snowflake_registry.node_lease SET system_identifier = 0, claim_token = 0 WHERE node_id = 50");
 ok($manual50->poll_query_until('postgres', 'SELECT snowflake_nextval() > 0'),
 	'a reservation of a hand-set number is no conflict: the server generates');
 
@@ -376,19 +386,25 @@ $relayout->append_conf('postgresql.conf', "snowflake.node_bits = 8\nsnowflake.se
 $registry->stop;
 my $log_offset = -s $relayout->logfile;
 $relayout->start;
-ok($relayout->wait_for_log(qr/snowflake node ID $ids[1] was leased for another ID layout; this server generates no IDs until the registry answers/, $log_offset),
+ok($relayout->wait_for_log(qr/snowflake node ID $ids[1] was leased for another ID layout; this server generates no IDs/, $log_offset),
 	'a holder restarted with another layout, the registry down, says that its lease is for the old one');
 my ($rc, $out, $err) = $relayout->psql('postgres', 'SELECT snowflake_nextval()');
-like($err, qr/The lease of node ID $ids[1] was saved with the ID layout 1735689600000\/10\/12, and this server runs 1735689600000\/8\/14/,
+like($err, qr/The lease of node ID $ids[1] was claimed with the ID layout 1735689600000\/10\/12, and this server runs 1735689600000\/8\/14/,
 	'and generates no ID');
-# the registry back: its word, the same, stops the holder for the run
-$log_offset = -s $relayout->logfile;
+# The registry back changes nothing: a restart uses the saved lease without
+# asking the registry (1.6 asked it, and logged a second refusal "for the
+# run" once it answered; gone with claim-once).  Its peer checker reading
+# the registry again shows that the registry answers this server.
 $registry->start;
-ok($relayout->wait_for_log(qr/snowflake node ID $ids[1] was leased for another ID layout; this server stops generating IDs/, $log_offset),
-	'and once the registry answers, it stops for the run');
+ok($relayout->poll_query_until('postgres',
+		"SELECT count(*) FILTER (WHERE status LIKE '%could not read the registry%') = 0"
+		  . " AND count(*) FILTER (WHERE peer LIKE 'host=127.0.0.1 port=% dbname=postgres') > 0"
+		  . " FROM snowflake_peers()"),
+	'the registry back, the holder reads its list of holders again')
+  or diag($relayout->safe_psql('postgres', 'SELECT peer, reachable, status FROM snowflake_peers()'));
 ($rc, $out, $err) = $relayout->psql('postgres', 'SELECT snowflake_nextval()');
 like($err, qr/The lease of node ID $ids[1] was claimed with the ID layout 1735689600000\/10\/12, and this server runs 1735689600000\/8\/14/,
-	'still generating no ID');
+	'and still generates no ID');
 
 $_->stop for ($manual50, $other_layout, $relayout, $registry);
 done_testing();
