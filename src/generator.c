@@ -505,8 +505,8 @@ write_reservation(const SnowflakeLayout *layout, int64 target_ms, int elevel,
  * reservation covers them already, this process becomes the writer and
  * writes a mark reaching target_ms (>= needed_ms; within_grant: lowered to
  * the grant of a fenced lease, which needed_ms may not pass), or waits for
- * the writer at work and looks again.  With conditional, it does not wait for another
- * writer, and returns false at once.  A failed write is reported at
+ * the writer at work and looks again.  With conditional, it does not wait
+ * for another writer, and returns false at once.  A failed write is reported at
  * elevel.  Returns true when needed_ms is covered on return.
  */
 static bool
@@ -537,36 +537,28 @@ extend_reservation_to(const SnowflakeLayout *layout, int64 needed_ms,
 			generator->writing = true;
 		SpinLockRelease(&generator->mutex);
 
-		/* given up for this run (snowflake_generator_close()) */
-		if (unlikely(closed) && !covered)
+		/*
+		 * Given up for this run (snowflake_generator_close()), or past the
+		 * grant of a fenced lease (model: reservation-within-grant).
+		 */
+		if (unlikely(closed || beyond_grant) && !covered)
 		{
 			ConditionVariableCancelSleep();
-			if (elevel >= ERROR)
-			{
-				snowflake_admission_check();
+			if (elevel < ERROR)
+				return false;
+			snowflake_admission_check();
+			if (closed)
 				ereport(ERROR,
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 						 errmsg("snowflake ID generation was given up on this server"),
 						 errdetail("Its node ID lease was released."),
 						 errhint("Restart the server to claim another node ID.")));
-			}
-			return false;
-		}
-		/* model: reservation-within-grant */
-		if (unlikely(beyond_grant) && !covered)
-		{
-			ConditionVariableCancelSleep();
-			if (elevel >= ERROR)
-			{
-				snowflake_admission_check();
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("snowflake ID generation waits for the registry"),
-						 errdetail("The node-ID lease is fenced (\"%s\"), and the registry has not granted IDs of this time yet.",
-								   "snowflake.registry_fencing"),
-						 errhint("snowflake_node_lease() shows the registry's last answer and grant.")));
-			}
-			return false;
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("snowflake ID generation waits for the registry"),
+					 errdetail("The node-ID lease is fenced (\"%s\"), and the registry has not granted IDs of this time yet.",
+							   "snowflake.registry_fencing"),
+					 errhint("snowflake_node_lease() shows the registry's last answer and grant.")));
 		}
 		if (covered || (busy && conditional))
 		{
@@ -716,8 +708,9 @@ snowflake_generator_close(void)
  * extended to id's millisecond, with no bound on how far ahead of the
  * clock that is (a lease's floor must hold whatever the clock says; the
  * IDs then wait or run ahead per the clock policy), nor by a fenced
- * lease's grant (the floor is a mark, not an ID).  A write that fails is reported at write_elevel
- * and false returned; the floor then does not hold yet.
+ * lease's grant (the floor is a mark, not an ID).  A write that fails is
+ * reported at write_elevel and false returned; the floor then does not
+ * hold yet.
  */
 bool
 snowflake_generator_raise_floor(int64 id, int write_elevel)

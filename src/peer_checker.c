@@ -12,9 +12,9 @@
  * each round: nodes added later are checked too.  An entry
  * "registry:<conninfo>" stands for every server that holds a lease in the
  * registry snowflake.node_registry names, at the address each advertises
- * there (snowflake_registry.node_lease.address), read at each round the same way:
- * a fleet that shares one configuration checks itself, holders that join
- * later included.  Both kinds reach their servers with the entry's
+ * there (snowflake_registry.node_lease.address), read at each round the
+ * same way: a fleet that shares one configuration checks itself, holders
+ * that join later included.  Both kinds reach their servers with the entry's
  * connection string, its host, hostaddr and port replaced.
  *
  * A ROUND, every snowflake.peer_check_interval, has three steps:

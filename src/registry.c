@@ -66,7 +66,6 @@
 #include "postgres.h"
 
 #include <limits.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include "access/htup_details.h"
@@ -381,13 +380,6 @@ holder_name(void)
 					cluster && cluster[0] ? "@" : "", host, PostPortNumber);
 }
 
-/* s as an SQL literal (palloc'd) */
-static char *
-literal(const char *s)
-{
-	return quote_literal_cstr(s);
-}
-
 /* The registry's claim, into lease: node_id and floor_id.  False: not. */
 static bool
 claim(SnowflakeLease *lease)
@@ -406,8 +398,8 @@ claim(SnowflakeLease *lease)
 								" %lld::pg_catalog.int8, %s::pg_catalog.text, %s::pg_catalog.text,"
 								" %d::pg_catalog.int4, %s::pg_catalog.bool)",
 								(unsigned long long) lease->system_identifier,
-								(long long) lease->claim_token, literal(holder_name()),
-								literal(lease->layout), snowflake_layout()->max_node,
+								(long long) lease->claim_token, quote_literal_cstr(holder_name()),
+								quote_literal_cstr(lease->layout), snowflake_layout()->max_node,
 								lease->fenced ? "true" : "false"),
 					   what, snowflake_peer_timeout);
 	if (res == NULL)
@@ -472,7 +464,7 @@ report(const SnowflakeLease *lease, Report *r)
 								" %d::pg_catalog.int4)",
 								lease->node_id, (unsigned long long) lease->system_identifier,
 								(long long) lease->claim_token, (long long) run_token,
-								address && address[0] ? literal(address) : "NULL",
+								address && address[0] ? quote_literal_cstr(address) : "NULL",
 								PostPortNumber),
 					   what, snowflake_peer_timeout);
 	if (res == NULL)
@@ -691,7 +683,7 @@ release_lease(SnowflakeLease *lease)
 
 /* Stops generating with lease for this run, saying why, once. */
 static void
-withdraw(const SnowflakeLease *lease, const char *why, const char *message)
+withdraw(const char *why, const char *message)
 {
 	if (snowflake_identity_withdrawn())
 		return;
@@ -754,8 +746,7 @@ held_tick(SnowflakeLease *lease)
 			(void) save_lease(lease);
 			return;
 		}
-		withdraw(lease,
-				 psprintf(_("The registry no longer leases node ID %d to this server (it was reclaimed); restart the server to claim another."),
+		withdraw(psprintf(_("The registry no longer leases node ID %d to this server (it was reclaimed); restart the server to claim another."),
 						  lease->node_id),
 				 psprintf(_("snowflake node ID %d was taken back by the registry; this server stops generating IDs"),
 						  lease->node_id));
@@ -772,8 +763,7 @@ held_tick(SnowflakeLease *lease)
 	if (strcmp(r.layout, running) != 0)
 	{
 		/* others judge this server's IDs by the lease's layout */
-		withdraw(lease,
-				 psprintf(_("The lease of node ID %d was claimed with the ID layout %s, and this server runs %s: a lease serves the layout it was claimed with; restore that layout and restart."),
+		withdraw(psprintf(_("The lease of node ID %d was claimed with the ID layout %s, and this server runs %s: a lease serves the layout it was claimed with; restore that layout and restart."),
 						  lease->node_id, r.layout, running),
 				 psprintf(_("snowflake node ID %d was leased for another ID layout; this server generates no IDs"),
 						  lease->node_id));
